@@ -1,0 +1,5 @@
+"""``python -m fairpanel`` runs the CLI."""
+
+from fairpanel.judging import app
+
+app()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# mypy --strict over the fairpanel package. The subpackages live in top-level folders that
+# setuptools maps into `fairpanel.*`; mypy cannot follow that mapping through an editable
+# install, so we give it a tree of symlinks with the installed shape.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tree="$root/.typecheck"
+rm -rf "$tree"
+mkdir -p "$tree/fairpanel"
+for f in "$root"/fairpanel/*.py "$root"/fairpanel/py.typed; do ln -s "$f" "$tree/fairpanel/"; done
+for pkg in agents scenarios personas judging analysis; do ln -s "$root/$pkg" "$tree/fairpanel/$pkg"; done
+cd "$tree"
+exec "${PYTHON:-python}" -m mypy --config-file "$root/pyproject.toml" -p fairpanel "$@"
