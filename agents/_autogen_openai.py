@@ -1,0 +1,156 @@
+"""OpenAI and OpenAI-compatible endpoints, through autogen-ext's OpenAI client.
+
+One of the two modules that import AutoGen; it converts to and from fairpanel's own types.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import openai
+from autogen_core.models import (
+    AssistantMessage,
+    LLMMessage,
+    ModelInfo,
+    SystemMessage,
+    UserMessage,
+)
+from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Usage
+
+__all__ = ["OpenAIClient", "to_autogen_messages"]
+
+_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+def to_autogen_messages(request: ModelRequest) -> list[LLMMessage]:
+    converted: list[LLMMessage] = []
+    for message in request.messages:
+        if message.role == "system":
+            converted.append(SystemMessage(content=message.content))
+        elif message.role == "user":
+            converted.append(UserMessage(content=message.content, source="user"))
+        else:
+            converted.append(AssistantMessage(content=message.content, source="assistant"))
+    return converted
+
+
+def _strip_unsupported(schema: Any) -> Any:
+    """OpenAI's strict structured outputs reject some JSON Schema keywords llama.cpp honours."""
+    if isinstance(schema, dict):
+        return {
+            key: _strip_unsupported(value)
+            for key, value in schema.items()
+            if key not in ("maxLength", "minLength")
+        }
+    if isinstance(schema, list):
+        return [_strip_unsupported(item) for item in schema]
+    return schema
+
+
+class OpenAIClient:
+    """Chat completions against api.openai.com or any server speaking its wire format."""
+
+    def __init__(
+        self,
+        *,
+        model_id: str,
+        model_name: str,
+        endpoint: str,
+        base_url: str | None,
+        api_key: str,
+        structured_output: bool,
+        strict_schema: bool,
+        max_tokens_field: str,
+        timeout_s: float,
+        max_retries: int,
+    ) -> None:
+        self._model_id = model_id
+        self._endpoint = endpoint
+        self._structured_output = structured_output
+        self._strict_schema = strict_schema
+        self._max_tokens_field = max_tokens_field
+        info = ModelInfo(
+            vision=False,
+            function_calling=False,
+            json_output=True,
+            family="unknown",
+            structured_output=structured_output,
+            multiple_system_messages=True,
+        )
+        config: dict[str, Any] = {
+            "model": model_name,
+            "api_key": api_key,
+            "model_info": info,
+            "timeout": timeout_s,
+            "max_retries": max_retries,
+        }
+        if base_url is not None:
+            config["base_url"] = base_url
+        self._client = OpenAIChatCompletionClient(**config)
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    def _create_args(self, request: ModelRequest) -> dict[str, Any]:
+        sampling = request.sampling
+        args: dict[str, Any] = {}
+        if sampling.temperature is not None:
+            args["temperature"] = sampling.temperature
+        if sampling.top_p is not None:
+            args["top_p"] = sampling.top_p
+        if sampling.seed is not None:
+            args["seed"] = sampling.seed
+        if sampling.max_tokens is not None:
+            args[self._max_tokens_field] = sampling.max_tokens
+        if request.response_schema is not None:
+            if self._structured_output:
+                schema = copy.deepcopy(request.response_schema)
+                if self._strict_schema:
+                    schema = _strip_unsupported(schema)
+                args["response_format"] = {"type": "json_schema", "json_schema": schema}
+            else:
+                args["response_format"] = {"type": "json_object"}
+        return args
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        started = time.perf_counter()
+        try:
+            result = await self._client.create(
+                to_autogen_messages(request), extra_create_args=self._create_args(request)
+            )
+        except openai.APIStatusError as exc:
+            raise ModelCallError(
+                f"{self._model_id}: HTTP {exc.status_code}: {exc.message}",
+                retryable=exc.status_code in _RETRYABLE_STATUS,
+            ) from exc
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise ModelCallError(f"{self._model_id}: {type(exc).__name__}", retryable=True) from exc
+        except (openai.APIError, ValueError, TypeError, AttributeError, KeyError) as exc:
+            raise ModelCallError(
+                f"{self._model_id}: unusable response ({type(exc).__name__}: {exc})",
+                retryable=True,
+            ) from exc
+        content = result.content
+        if not isinstance(content, str):
+            raise ModelCallError(f"{self._model_id}: reply had no text content", retryable=True)
+        return ModelReply(
+            text=content,
+            usage=Usage(
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+            ),
+            finish_reason=str(result.finish_reason),
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()

@@ -1,0 +1,326 @@
+"""The judge panel's debate as an AutoGen group chat, returned as fairpanel's own records.
+
+This is the only module that imports ``autogen_agentchat``. Judges are ``AssistantAgent``s
+with persona system messages; the independent first round runs each agent alone, then every
+later round is one pass of a ``RoundRobinGroupChat`` (a fixed speaker order; LLM speaker
+selection would add hidden calls and noise). Each agent's model calls go through a bridge
+client that adds the judge's output schema, asks again when the answer does not validate,
+and routes the call through the run's cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.teams import RoundRobinGroupChat
+from autogen_core import CancellationToken
+from autogen_core.models import (
+    AssistantMessage,
+    ChatCompletionClient,
+    CreateResult,
+    LLMMessage,
+    ModelCapabilities,
+    ModelInfo,
+    RequestUsage,
+    SystemMessage,
+    UserMessage,
+)
+from autogen_core.tools import Tool, ToolSchema
+from pydantic import BaseModel
+
+from fairpanel.agents._calls import CachingCaller
+from fairpanel.agents._types import (
+    Message,
+    ModelCallError,
+    ModelClient,
+    ModelRequest,
+    Sampling,
+    Usage,
+)
+
+__all__ = ["DebateRound", "Seat", "TurnOutcome", "run_debate"]
+
+RoundKind = Literal["first", "discussion", "final"]
+Validator = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One judge at the table: persona, model and sampling."""
+
+    name: str
+    system_message: str
+    client: ModelClient
+    sampling: Sampling
+
+
+@dataclass
+class TurnOutcome:
+    """One judge's answer in one round, after any re-asks."""
+
+    judge: str
+    round: int
+    round_kind: RoundKind
+    speaker_index: int
+    text: str = ""
+    attempts: int = 0
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    call_keys: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DebateRound:
+    kind: RoundKind
+    prompt: str
+
+
+def _render(message: LLMMessage) -> Message:
+    if isinstance(message, SystemMessage):
+        return Message(role="system", content=message.content)
+    if isinstance(message, AssistantMessage) and isinstance(message.content, str):
+        return Message(role="assistant", content=message.content)
+    if isinstance(message, UserMessage) and isinstance(message.content, str):
+        if message.source in ("user", ""):
+            return Message(role="user", content=message.content)
+        return Message(role="user", content=f"[{message.source}]\n{message.content}")
+    raise ModelCallError(f"judge received an unsupported message: {type(message).__name__}")
+
+
+class _BridgeClient(ChatCompletionClient):
+    """An AutoGen model client that answers through fairpanel's caching caller."""
+
+    def __init__(
+        self,
+        *,
+        seat: Seat,
+        context: str | None,
+        caller: CachingCaller,
+        schema: dict[str, Any],
+        validate: Validator,
+        reask: Callable[[str], str],
+        max_reasks: int,
+        replicate: int,
+        role_prefix: str,
+    ) -> None:
+        self._seat = seat
+        self._context = [] if context is None else [Message(role="system", content=context)]
+        self._caller = caller
+        self._schema = schema
+        self._validate = validate
+        self._reask = reask
+        self._max_reasks = max_reasks
+        self._replicate = replicate
+        self._role_prefix = role_prefix
+        self.round_kind: RoundKind = "first"
+        self.outcomes: list[TurnOutcome] = []
+        self.pending: TurnOutcome | None = None
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        outcome = self.pending
+        assert outcome is not None, "the debate sets up each turn before the agent speaks"
+        conversation = self._context + [_render(message) for message in messages]
+        total = Usage()
+        text = ""
+        for attempt in range(self._max_reasks + 1):
+            request = ModelRequest(
+                model=self._seat.client.model_id,
+                endpoint=self._seat.client.endpoint,
+                messages=tuple(conversation),
+                sampling=self._seat.sampling,
+                response_schema=self._schema,
+                replicate=self._replicate,
+            )
+            try:
+                reply = await self._caller.call(
+                    self._seat.client, request, f"{self._role_prefix}:{self.round_kind}"
+                )
+            except ModelCallError as exc:
+                outcome.error = f"model call failed: {exc}"
+                raise
+            outcome.call_keys.append(request.key())
+            outcome.attempts = attempt + 1
+            outcome.latency_s += reply.latency_s
+            total = total + reply.usage
+            text = reply.text
+            problem = self._validate(text)
+            outcome.error = problem
+            if problem is None:
+                break
+            conversation += [
+                Message(role="assistant", content=text),
+                Message(role="user", content=self._reask(problem)),
+            ]
+        outcome.text = text
+        outcome.usage = total
+        return CreateResult(
+            finish_reason="stop",
+            content=text,
+            usage=RequestUsage(
+                prompt_tokens=total.prompt_tokens, completion_tokens=total.completion_tokens
+            ),
+            cached=False,
+        )
+
+    def create_stream(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        async def _one() -> AsyncGenerator[str | CreateResult, None]:
+            yield await self.create(messages)
+
+        return _one()
+
+    async def close(self) -> None:
+        return None
+
+    def actual_usage(self) -> RequestUsage:
+        return RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    def total_usage(self) -> RequestUsage:
+        return RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    def count_tokens(
+        self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = ()
+    ) -> int:
+        return 0
+
+    def remaining_tokens(
+        self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = ()
+    ) -> int:
+        return 1_000_000
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        return {"vision": False, "function_calling": False, "json_output": True}
+
+    @property
+    def model_info(self) -> ModelInfo:
+        return ModelInfo(
+            vision=False,
+            function_calling=False,
+            json_output=True,
+            family="unknown",
+            structured_output=True,
+            multiple_system_messages=True,
+        )
+
+
+async def run_debate(
+    seats: Sequence[Seat],
+    caller: CachingCaller,
+    *,
+    context: str | None,
+    first_prompt: str,
+    later_round: Callable[[int, list[TurnOutcome]], Awaitable[DebateRound] | DebateRound],
+    rounds: int,
+    schema: dict[str, Any],
+    validate: Validator,
+    reask: Callable[[str], str],
+    max_reasks: int,
+    replicate: int,
+    role_prefix: str = "judge",
+) -> list[TurnOutcome]:
+    """Run ``rounds`` rounds (the first independent) and return every judge's turn in order.
+
+    ``context`` (the material every judge shares) is sent as the first system message, ahead
+    of each judge's persona, so prompt caches can share it across the panel.
+
+    ``later_round(r, outcomes_so_far)`` builds round ``r``'s instruction from what was said.
+    A model error ends the debate with the error recorded on the turn and re-raised.
+    """
+    bridges: list[_BridgeClient] = []
+    agents: list[AssistantAgent] = []
+    for seat in seats:
+        bridge = _BridgeClient(
+            seat=seat,
+            context=context,
+            caller=caller,
+            schema=schema,
+            validate=validate,
+            reask=reask,
+            max_reasks=max_reasks,
+            replicate=replicate,
+            role_prefix=role_prefix,
+        )
+        bridges.append(bridge)
+        agents.append(
+            AssistantAgent(
+                name=seat.name,
+                model_client=bridge,
+                system_message=seat.system_message,
+                description=f"judge {seat.name}",
+            )
+        )
+    outcomes: list[TurnOutcome] = []
+
+    def open_turns(round_index: int, kind: RoundKind) -> list[TurnOutcome]:
+        opened = []
+        for index, (seat, bridge) in enumerate(zip(seats, bridges, strict=True)):
+            turn = TurnOutcome(
+                judge=seat.name, round=round_index, round_kind=kind, speaker_index=index
+            )
+            bridge.round_kind = kind
+            bridge.pending = turn
+            opened.append(turn)
+        return opened
+
+    def failure(turns: list[TurnOutcome], exc: BaseException) -> ModelCallError:
+        outcomes.extend(turns)
+        errors = [t.error for t in turns if t.error and t.error.startswith("model call failed")]
+        return ModelCallError(errors[0] if errors else f"debate failed: {exc}")
+
+    first_turns = open_turns(0, "first")
+    # The first judge answers alone so that the shared context is in the provider's prompt
+    # cache before the others send it; then the rest answer concurrently.
+    try:
+        await agents[0].run(task=first_prompt)
+    except Exception as exc:
+        raise failure(first_turns, exc) from exc
+    results = await asyncio.gather(
+        *(agent.run(task=first_prompt) for agent in agents[1:]), return_exceptions=True
+    )
+    for result in results:
+        if isinstance(result, BaseException):
+            raise failure(first_turns, result) from result
+    outcomes.extend(first_turns)
+    if rounds <= 1:
+        return outcomes
+    team = RoundRobinGroupChat(list(agents), max_turns=len(agents))
+    for round_index in range(1, rounds):
+        built = later_round(round_index, list(outcomes))
+        spec = built if isinstance(built, DebateRound) else await built
+        turns = open_turns(round_index, spec.kind)
+        # Each agent speaks once per round; point its bridge at its turn just before it speaks.
+        pending = {bridge: turn for bridge, turn in zip(bridges, turns, strict=True)}
+        for bridge in bridges:
+            bridge.pending = pending[bridge]
+        try:
+            await team.run(task=spec.prompt)
+        except Exception as exc:
+            raise failure(turns, exc) from exc
+        missing = [t.judge for t in turns if t.attempts == 0]
+        if missing:
+            raise failure(turns, RuntimeError(f"judges did not speak: {', '.join(missing)}"))
+        outcomes.extend(turns)
+    return outcomes

@@ -1,0 +1,146 @@
+"""A deterministic mock provider with planted bias.
+
+The reply is a pure function of the request (never a queue in call order), so concurrent
+trials cannot receive each other's answers and a re-run reproduces every answer. Judges'
+replies follow the JSON schema the request carries; identity labels are read from the
+``<candidate id=".." author="..">`` blocks fairpanel's prompts use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from typing import Any
+
+from fairpanel.agents._spec import MockBias, ModelSpec
+from fairpanel.agents._types import ModelReply, ModelRequest, Usage
+
+__all__ = ["MockClient", "mock_reply"]
+
+_CANDIDATE = re.compile(
+    r'<candidate id="(?P<id>[^"]+)" author="(?P<author>[^"]*)">\n?(?P<text>.*?)\n?</candidate>',
+    re.DOTALL,
+)
+_REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
+_STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
+_SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
+
+
+def _unit(*parts: str) -> float:
+    """A uniform number in [0, 1) derived from ``parts``."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _pick(n: int, *parts: str) -> int:
+    return int(_unit(*parts) * n)
+
+
+def _responder_text(request: ModelRequest) -> str:
+    last = request.messages[-1].content
+    rewrite = _REWRITE.search(last)
+    if rewrite:
+        text = rewrite.group("text")
+        for old, new in _SYNONYMS:
+            text = text.replace(old, new, 1)
+        return text
+    topic = " ".join(last.split()[:10])
+    steps = [
+        f"Step {i + 1}: {_STEP_VERBS[_pick(len(_STEP_VERBS), last, str(i))]} "
+        f"the key points of the task ({topic}...)."
+        for i in range(4)
+    ]
+    return "\n".join(steps)
+
+
+def _score(
+    bias: MockBias, prompt: str, candidate_id: str, author: str, text: str, metric: str
+) -> int:
+    """Content sets the base, the whole prompt adds judge/round noise, the label adds the shift."""
+    base = bias.base_score + _pick(3, "content", text, metric) - 1
+    noise = _pick(2 * bias.noise + 1, "noise", prompt, candidate_id, metric) - bias.noise
+    shift = 0.0
+    for label, shifts in bias.score_shift.items():
+        if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE):
+            shift += shifts.get(metric, 0.0)
+    return max(0, min(10, math.floor(base + noise + shift + 0.5)))
+
+
+def _metrics_of(properties: dict[str, Any]) -> list[str]:
+    return [name for name, prop in properties.items() if prop.get("type") in ("integer", "number")]
+
+
+def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
+    assert request.response_schema is not None
+    schema = request.response_schema.get("schema", request.response_schema)
+    properties: dict[str, Any] = schema.get("properties", {})
+    prompt = json.dumps([m.model_dump() for m in request.messages], sort_keys=True)
+    if bias.malformed_rate and _unit("malformed", prompt) < bias.malformed_rate:
+        return "I would rate this quite highly overall, it is a solid answer."
+    candidates: dict[str, tuple[str, str]] = {}
+    for message in request.messages:
+        for match in _CANDIDATE.finditer(message.content):
+            candidates[match.group("id")] = (match.group("author"), match.group("text"))
+    reply: dict[str, Any] = {"reason": "Scores follow the rubric; content judged on its merits."}
+    if "winner" in properties:
+        totals: dict[str, int] = {}
+        for candidate_id in sorted(candidates):
+            candidate_props = properties.get(candidate_id, {}).get("properties", {})
+            author, text = candidates[candidate_id]
+            scores = {
+                metric: _score(bias, prompt, candidate_id, author, text, metric)
+                for metric in _metrics_of(candidate_props)
+            }
+            reply[candidate_id] = scores
+            totals[candidate_id] = sum(scores.values())
+        order = sorted(candidates)
+        if _unit("position", prompt) < bias.first_position_bias:
+            winner = order[0]
+        else:
+            best = max(totals.values())
+            leaders = [c for c in order if totals[c] == best]
+            winner = leaders[_pick(len(leaders), "tie", prompt)]
+        reply["winner"] = winner
+    else:
+        author, text = next(iter(candidates.values()), ("", ""))
+        candidate_id = next(iter(candidates), "A")
+        for metric in _metrics_of(properties):
+            reply[metric] = _score(bias, prompt, candidate_id, author, text, metric)
+    return json.dumps(reply)
+
+
+def mock_reply(request: ModelRequest, bias: MockBias) -> str:
+    """The mock's answer to ``request``: judge JSON when a schema is asked for, else prose."""
+    if request.response_schema is None:
+        return _responder_text(request)
+    return _judge_reply(request, bias)
+
+
+class MockClient:
+    """The ``mock/...`` provider; costs nothing and answers instantly."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self._spec = spec
+        self._bias = spec.mock or MockBias()
+
+    @property
+    def model_id(self) -> str:
+        return self._spec.id
+
+    @property
+    def endpoint(self) -> str:
+        return "mock"
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        text = mock_reply(request, self._bias)
+        prompt_words = sum(len(m.content.split()) for m in request.messages)
+        return ModelReply(
+            text=text,
+            usage=Usage(prompt_tokens=prompt_words, completion_tokens=len(text.split())),
+            finish_reason="stop",
+        )
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,129 @@
+"""Turns ``provider/model`` specs into clients, and owns their lifetimes.
+
+A run opens one registry; every role asks it for clients, so the same endpoint is shared by
+the responder and every judge, and local servers are started once and stopped at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from types import TracebackType
+
+from fairpanel.agents._autogen_openai import OpenAIClient
+from fairpanel.agents._local import LocalModelServer
+from fairpanel.agents._mock import MockClient
+from fairpanel.agents._spec import ModelSpec
+from fairpanel.agents._types import ModelClient
+
+__all__ = ["MissingApiKeyError", "ModelRegistry", "endpoint_of"]
+
+_OPENAI_URL = "https://api.openai.com/v1"
+
+
+class MissingApiKeyError(RuntimeError):
+    """A model needs a key from the environment and it is not set."""
+
+
+def endpoint_of(spec: ModelSpec) -> str:
+    """A stable name of where requests go, part of every cache key.
+
+    The local server's port changes every run, so its endpoint is named by the model, not the URL.
+    """
+    if spec.provider == "mock":
+        return "mock"
+    if spec.provider == "local":
+        return f"local:{spec.model_name}"
+    return (spec.base_url or _OPENAI_URL).rstrip("/")
+
+
+class ModelRegistry:
+    """Creates one client per distinct spec and closes them all on exit."""
+
+    def __init__(self) -> None:
+        self._clients: dict[str, ModelClient] = {}
+        self._local: LocalModelServer | None = None
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self) -> ModelRegistry:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def check_credentials(self, spec: ModelSpec) -> None:
+        """Fail before any call when a key is missing, naming the variable (never the value)."""
+        self._api_key(spec)
+
+    @staticmethod
+    def _api_key(spec: ModelSpec) -> str:
+        if spec.provider in ("mock", "local"):
+            return "unused"
+        variable = spec.api_key_env or ("OPENAI_API_KEY" if spec.provider == "openai" else None)
+        if variable is None:
+            return "unused"
+        value = os.environ.get(variable)
+        if not value:
+            raise MissingApiKeyError(
+                f"{spec.id} needs an API key in the environment variable {variable}"
+            )
+        return value
+
+    async def client(self, spec: ModelSpec) -> ModelClient:
+        async with self._lock:
+            identity = spec.model_dump_json()
+            existing = self._clients.get(identity)
+            if existing is not None:
+                return existing
+            created = await self._create(spec)
+            self._clients[identity] = created
+            return created
+
+    async def _create(self, spec: ModelSpec) -> ModelClient:
+        if spec.provider == "mock":
+            return MockClient(spec)
+        if spec.provider == "local":
+            if self._local is None:
+                self._local = LocalModelServer()
+                await asyncio.to_thread(self._local.start)
+            return OpenAIClient(
+                model_id=spec.id,
+                model_name=spec.model_name,
+                endpoint=endpoint_of(spec),
+                base_url=self._local.base_url,
+                api_key="local",
+                structured_output=spec.structured_output is not False,
+                strict_schema=False,
+                max_tokens_field="max_tokens",
+                timeout_s=spec.timeout_s,
+                max_retries=spec.max_retries,
+            )
+        official = spec.provider == "openai"
+        return OpenAIClient(
+            model_id=spec.id,
+            model_name=spec.model_name,
+            endpoint=endpoint_of(spec),
+            base_url=spec.base_url,
+            api_key=self._api_key(spec),
+            structured_output=spec.structured_output is not False
+            if official
+            else bool(spec.structured_output),
+            strict_schema=official,
+            max_tokens_field="max_completion_tokens" if official else "max_tokens",
+            timeout_s=spec.timeout_s,
+            max_retries=spec.max_retries,
+        )
+
+    async def aclose(self) -> None:
+        clients = list(self._clients.values())
+        self._clients.clear()
+        for client in clients:
+            await client.aclose()
+        if self._local is not None:
+            await asyncio.to_thread(self._local.stop)
+            self._local = None

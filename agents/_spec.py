@@ -1,0 +1,89 @@
+"""How a model is named in configs: ``provider/model`` plus endpoint and defaults."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from fairpanel.agents._types import Sampling
+
+__all__ = ["PROVIDERS", "MockBias", "ModelSpec"]
+
+PROVIDERS = ("mock", "local", "openai", "openai-compatible")
+LOCAL_MODELS = ("smollm2",)
+
+
+class MockBias(BaseModel):
+    """Bias planted into the mock judge, so the statistics can be checked against a known truth.
+
+    ``score_shift`` maps an author label (matched as a whole word, case-insensitively, in the
+    candidate's ``author`` attribute) to per-metric shifts added before rounding.
+    ``first_position_bias`` is the share of pair verdicts the mock gives to the candidate shown
+    first regardless of the scores; under no identity bias the first position then wins
+    ``0.5 + first_position_bias / 2`` of the time.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    score_shift: dict[str, dict[str, float]] = Field(default_factory=dict)
+    first_position_bias: float = Field(default=0.0, ge=0.0, le=1.0)
+    base_score: float = Field(default=6.0, ge=0.0, le=10.0)
+    noise: int = Field(default=2, ge=0, le=5)
+    malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
+class ModelSpec(BaseModel):
+    """A model as the user configures it.
+
+    API keys are never written here: ``api_key_env`` names the environment variable to read.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="'provider/model', e.g. 'openai/gpt-4o-mini' or 'local/smollm2'")
+    base_url: str | None = Field(
+        default=None, description="Server URL for openai-compatible endpoints"
+    )
+    api_key_env: str | None = Field(
+        default=None, description="Environment variable holding the API key"
+    )
+    structured_output: bool | None = Field(
+        default=None,
+        description="Whether the server honours response_format json_schema "
+        "(None: the provider's default)",
+    )
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    sampling: Sampling = Sampling()
+    mock: MockBias | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        provider, sep, model = value.partition("/")
+        if not sep or not model:
+            raise ValueError(f"model id {value!r} must look like 'provider/model'")
+        if provider not in PROVIDERS:
+            raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
+        if provider == "local" and model not in LOCAL_MODELS:
+            raise ValueError(f"unknown local model {model!r}; known: {', '.join(LOCAL_MODELS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.provider == "openai-compatible" and not self.base_url:
+            raise ValueError("an openai-compatible model needs base_url")
+        if self.mock is not None and self.provider != "mock":
+            raise ValueError("'mock' settings only apply to mock/... models")
+        return self
+
+    @property
+    def provider(self) -> Literal["mock", "local", "openai", "openai-compatible"]:
+        provider = self.id.partition("/")[0]
+        assert provider in PROVIDERS
+        return provider  # type: ignore[return-value]
+
+    @property
+    def model_name(self) -> str:
+        return self.id.partition("/")[2]

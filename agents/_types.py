@@ -1,0 +1,130 @@
+"""The provider-neutral request and reply types every model client speaks.
+
+Keeping our own small types (instead of passing AutoGen or SDK objects around) lets the store
+hash a request canonically and lets providers be swapped without touching the judging code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Message",
+    "ModelCallError",
+    "ModelClient",
+    "ModelReply",
+    "ModelRequest",
+    "Sampling",
+    "Usage",
+    "canonical_json",
+]
+
+REQUEST_KEY_VERSION = 1
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace, so equal content always hashes equally."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Message(BaseModel):
+    """One chat message in the provider-neutral form that is hashed and stored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Sampling(BaseModel):
+    """Sampling settings. ``None`` means "the provider's default", which is not the same as 0."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    seed: int | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=100_000)
+
+    def merged(self, override: Sampling | None) -> Sampling:
+        """Settings of ``override`` win where they are set."""
+        if override is None:
+            return self
+        data = self.model_dump()
+        data.update(override.model_dump(exclude_none=True))
+        return Sampling.model_validate(data)
+
+
+class ModelRequest(BaseModel):
+    """Everything that determines a model's answer; its hash is the cache key.
+
+    ``endpoint`` separates the same model name served by different servers. Timeouts,
+    concurrency and API keys are deliberately absent: they do not change the answer.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    endpoint: str = ""
+    messages: tuple[Message, ...]
+    sampling: Sampling = Sampling()
+    response_schema: dict[str, Any] | None = None
+    replicate: int = 0
+
+    def key(self) -> str:
+        payload = {"v": REQUEST_KEY_VERSION, **self.model_dump(mode="json")}
+        return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+class Usage(BaseModel):
+    """Token counts as the server reported them (never estimated locally)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+        )
+
+
+class ModelReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    usage: Usage = Usage()
+    finish_reason: str | None = None
+    latency_s: float = 0.0
+    from_cache: bool = False
+
+
+class ModelCallError(RuntimeError):
+    """A provider failed to answer; ``retryable`` says whether trying again may help."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """What every provider implements: one request in, one reply out."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def endpoint(self) -> str: ...
+
+    async def complete(self, request: ModelRequest) -> ModelReply: ...
+
+    async def aclose(self) -> None: ...
