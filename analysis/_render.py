@@ -1,0 +1,129 @@
+"""Rich tables for the CLI, built from the JSON report of ``analyze``.
+
+Rendering reads the report dict (not the frames) so the CLI can show a report loaded back from
+disk exactly as it showed the fresh one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import JustifyMethod
+from rich.table import Table
+
+from fairpanel.analysis._frames import METRICS, OVERALL
+
+_MISSING = "-"
+
+
+def format_p(p_value: float | None) -> str:
+    """p-values below 1e-4 as ``<0.0001`` (MALIBU's threshold); more digits would be false
+    precision for a test whose independence assumption is already approximate."""
+    if p_value is None:
+        return _MISSING
+    if p_value < 1e-4:
+        return "<0.0001"
+    return f"{p_value:.4f}"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return _MISSING if value is None else f"{value:.{digits}f}"
+
+
+def _mean_scores_table(block: Mapping[str, Any], title: str) -> Table:
+    table = Table(title=title, caption=None if block.get("rows") else "no data")
+    table.add_column("Category")
+    table.add_column("Identity")
+    for metric in (*METRICS, OVERALL):
+        table.add_column(metric.capitalize(), justify="right")
+    table.add_column("n", justify="right")
+    for row in block.get("rows", []):
+        table.add_row(
+            str(row["category"]),
+            str(row["identity"]),
+            *(_num(row[metric]) for metric in (*METRICS, OVERALL)),
+            str(row["n"]),
+        )
+    return table
+
+
+def _chi_square_table(results: Sequence[Mapping[str, Any]], title: str) -> Table:
+    table = Table(title=title, caption=None if results else "no data")
+    for name in ("Category", "Metric", "Table", "n", "chi2", "dof", "p", "Cramer's V", "Note"):
+        justify: JustifyMethod = (
+            "right" if name in {"n", "chi2", "dof", "p", "Cramer's V"} else "left"
+        )
+        table.add_column(name, justify=justify)
+    for res in results:
+        shape = f"{len(res['identities'])}x{len(res['levels'])}"
+        table.add_row(
+            str(res["category"]),
+            str(res["metric"]),
+            shape,
+            str(res["n"]),
+            _num(res["chi2"]),
+            _MISSING if res["dof"] is None else str(res["dof"]),
+            format_p(res["p_value"]),
+            _num(res["cramers_v"], 3),
+            str(res.get("note") or ""),
+        )
+    return table
+
+
+def _win_rate_table(results: Sequence[Mapping[str, Any]]) -> Table:
+    level = f"{results[0]['confidence']:.0%}" if results else "95%"
+    table = Table(title="Pair win rates", caption=None if results else "no data")
+    for name in ("Category", "Identity", "Wins", "Ties", "Appearances", "Rate", f"{level} CI"):
+        table.add_column(name, justify="left" if name in {"Category", "Identity"} else "right")
+    for res in results:
+        table.add_row(
+            str(res["category"]),
+            str(res["identity"]),
+            str(res["wins"]),
+            str(res["ties"]),
+            str(res["appearances"]),
+            f"{res['rate']:.1%}",
+            f"[{res['ci_low']:.1%}, {res['ci_high']:.1%}]",
+        )
+    return table
+
+
+def _failure_table(results: Sequence[Mapping[str, Any]]) -> Table:
+    table = Table(title="Judge parse failures")
+    for name in ("Protocol", "Category", "Judge", "Failures", "Turns", "Rate"):
+        table.add_column(name, justify="right" if name in {"Failures", "Turns", "Rate"} else "left")
+    for res in results:
+        table.add_row(
+            str(res["protocol"]),
+            str(res["category"]),
+            str(res["judge"]),
+            str(res["failures"]),
+            str(res["turns"]),
+            f"{res['rate']:.1%}",
+        )
+    return table
+
+
+def render_tables(results: Mapping[str, Any]) -> list[Table]:
+    """Tables for an ``analyze`` report: mean scores, chi-square tests, win rates, failures.
+
+    Single-protocol tables and the win-rate table are always present (captioned "no data" when
+    empty) so the reader sees what is missing; pair-protocol score tables and the failure table
+    appear only when they have rows, to keep the terminal output short.
+    """
+    single = results.get("single", {})
+    pair = results.get("pair", {})
+    round_kind = results.get("round_kind", "final")
+    tables = [
+        _mean_scores_table(single.get("mean_scores", {}), f"Mean scores, single ({round_kind})"),
+        _chi_square_table(single.get("chi_square", []), f"Chi-square, single ({round_kind})"),
+    ]
+    if pair.get("mean_scores", {}).get("rows"):
+        tables.append(_mean_scores_table(pair["mean_scores"], f"Mean scores, pair ({round_kind})"))
+    if pair.get("chi_square"):
+        tables.append(_chi_square_table(pair["chi_square"], f"Chi-square, pair ({round_kind})"))
+    tables.append(_win_rate_table(pair.get("win_rates", [])))
+    if results.get("failures"):
+        tables.append(_failure_table(results["failures"]))
+    return tables

@@ -1,0 +1,102 @@
+"""One call that turns a run's stored records into the JSON report the CLI writes and renders.
+
+Everything here is assembly: the statistics live in the other modules. The output goes through
+``jsonable`` so that ``json.dumps(report, allow_nan=False)`` always works, whatever the data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from fairpanel.analysis._chisq import chi_square_tests
+from fairpanel.analysis._failures import failure_rates
+from fairpanel.analysis._frames import (
+    CATEGORY,
+    PROTOCOL,
+    PROTOCOLS,
+    ROUND_KINDS,
+    TRIAL_KEY,
+    TURN_COLUMNS,
+    VERDICT_COLUMNS,
+    check_choice,
+    jsonable,
+    require_columns,
+    select_scores,
+    validate_scores,
+)
+from fairpanel.analysis._pairs import win_rates
+from fairpanel.analysis._scores import mean_scores, mean_scores_records, score_difference_matrix
+
+
+def _mean_scores_block(scores: pd.DataFrame, protocol: str, round_kind: str) -> dict[str, Any]:
+    table = mean_scores(scores, protocol=protocol, round_kind=round_kind)
+    return {
+        "method": str(table.attrs["method"]),
+        "protocol": protocol,
+        "round_kind": round_kind,
+        "rows": mean_scores_records(table),
+    }
+
+
+def _trial_counts(
+    scores: pd.DataFrame, verdicts: pd.DataFrame, turns: pd.DataFrame
+) -> dict[str, int]:
+    """Distinct trials per protocol, over all frames (a trial whose turns all failed has no
+    scores but still counts as run; every verdict is a pair trial)."""
+    counts: dict[str, int] = {}
+    for protocol in PROTOCOLS:
+        keys: set[str] = set()
+        for frame in (scores, turns):
+            keys.update(str(k) for k in frame.loc[frame[PROTOCOL] == protocol, TRIAL_KEY])
+        if protocol == "pair":
+            keys.update(str(k) for k in verdicts[TRIAL_KEY])
+        counts[protocol] = len(keys)
+    return counts
+
+
+def analyze(
+    scores: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    turns: pd.DataFrame,
+    round_kind: str = "final",
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Full JSON-ready report of a run.
+
+    Keys: ``n_trials`` ({protocol: int}); ``single`` with ``mean_scores``, ``chi_square`` and
+    ``score_difference`` ({category: matrix over all metrics}); ``pair`` with ``mean_scores``,
+    ``chi_square`` (same test on the scores given inside pair trials) and ``win_rates``;
+    ``failures``. Score-based entries use the judges' ``round_kind`` round (default: the final
+    round after discussion). A protocol without rows yields empty lists, not an error.
+    """
+    check_choice(round_kind, ROUND_KINDS, "round_kind")
+    scores = validate_scores(scores)
+    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
+    turns = require_columns(turns, TURN_COLUMNS, "turns")
+
+    single_scores = select_scores(scores, "single", round_kind)
+    categories = sorted({str(c) for c in single_scores[CATEGORY].unique()})
+    report: dict[str, Any] = {
+        "n_trials": _trial_counts(scores, verdicts, turns),
+        "round_kind": round_kind,
+        "single": {
+            "mean_scores": _mean_scores_block(scores, "single", round_kind),
+            "chi_square": [r.to_dict() for r in chi_square_tests(scores, "single", round_kind)],
+            "score_difference": {
+                category: score_difference_matrix(
+                    scores, category, None, "single", round_kind
+                ).to_dict()
+                for category in categories
+            },
+        },
+        "pair": {
+            "mean_scores": _mean_scores_block(scores, "pair", round_kind),
+            "chi_square": [r.to_dict() for r in chi_square_tests(scores, "pair", round_kind)],
+            "win_rates": [r.to_dict() for r in win_rates(verdicts, confidence)],
+        },
+        "failures": [r.to_dict() for r in failure_rates(turns)],
+    }
+    result: dict[str, Any] = jsonable(report)
+    return result
