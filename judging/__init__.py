@@ -1,0 +1,60 @@
+"""Experiments: config, design, the judge panel protocols, the runner, the store and the CLI."""
+
+from fairpanel.judging._cli import app, write_results
+from fairpanel.judging._config import (
+    ExperimentConfig,
+    IdentitySelection,
+    PairConfig,
+    PanelConfig,
+    ResponderConfig,
+    ScenarioSelection,
+    default_experiment_path,
+    load_experiment,
+)
+from fairpanel.judging._design import TRIAL_SCHEMA_VERSION, TrialSpec, iter_trials
+from fairpanel.judging._frames import RunFrames, load_frames
+from fairpanel.judging._judgment import (
+    METRICS,
+    MetricScores,
+    PairJudgment,
+    SingleJudgment,
+    output_schema,
+    parse_judgment,
+)
+from fairpanel.judging._runner import Design, RunSummary, design_of, run_experiment
+from fairpanel.judging._store import STORE_FILE, Store, TrialRecord, TurnRecord
+from fairpanel.judging._trial import consensus_of, run_trial
+
+__all__ = [
+    "METRICS",
+    "STORE_FILE",
+    "TRIAL_SCHEMA_VERSION",
+    "Design",
+    "ExperimentConfig",
+    "IdentitySelection",
+    "MetricScores",
+    "PairConfig",
+    "PairJudgment",
+    "PanelConfig",
+    "ResponderConfig",
+    "RunFrames",
+    "RunSummary",
+    "ScenarioSelection",
+    "SingleJudgment",
+    "Store",
+    "TrialRecord",
+    "TrialSpec",
+    "TurnRecord",
+    "app",
+    "consensus_of",
+    "default_experiment_path",
+    "design_of",
+    "iter_trials",
+    "load_experiment",
+    "load_frames",
+    "output_schema",
+    "parse_judgment",
+    "run_experiment",
+    "run_trial",
+    "write_results",
+]

@@ -1,0 +1,195 @@
+"""The ``fairpanel`` command line: a thin layer over the runner, the store and the analysis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fairpanel import InputFileError
+from fairpanel.agents import LocalModelUnavailableError, MissingApiKeyError, ModelCallError
+from fairpanel.analysis import analyze, render_tables
+from fairpanel.judging._config import ExperimentConfig, load_experiment
+from fairpanel.judging._frames import load_frames
+from fairpanel.judging._runner import RunSummary, design_of, run_experiment
+from fairpanel.judging._store import STORE_FILE, Store
+from fairpanel.personas import load_identities, load_judge_personas
+from fairpanel.scenarios import load_scenarios
+
+__all__ = ["app", "write_results"]
+
+app = typer.Typer(
+    name="fairpanel",
+    help="Measure identity bias in LLM judges and judge panels.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+EXIT_BAD_INPUT = 2
+EXIT_RUN_FAILED = 1
+
+
+def _load_or_exit(path: Path | None) -> ExperimentConfig:
+    try:
+        return load_experiment(path)
+    except InputFileError as exc:
+        for problem in exc.problems:
+            errors.print(f"[bold red]error[/]: {problem}", highlight=False, markup=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def write_results(run_dir: Path) -> dict[str, Any]:
+    """Analyse a run folder's store and write ``results.json`` beside it."""
+    store = Store(run_dir / STORE_FILE)
+    try:
+        frames = load_frames(store)
+    finally:
+        store.close()
+    results = analyze(frames.scores, frames.verdicts, frames.turns)
+    (run_dir / "results.json").write_text(
+        json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    )
+    return results
+
+
+def _print_results(results: dict[str, Any]) -> None:
+    for table in render_tables(results):
+        console.print(table)
+
+
+def _print_summary(summary: RunSummary) -> None:
+    table = Table(title="Run summary", show_header=False)
+    for key in (
+        "trials_total",
+        "trials_ok",
+        "trials_failed",
+        "trials_run",
+        "calls_made",
+        "calls_cached",
+        "wall_seconds",
+    ):
+        table.add_row(key, str(getattr(summary, key)))
+    console.print(table)
+
+
+@app.command()
+def run(
+    experiment: Annotated[
+        Path | None, typer.Argument(help="Experiment YAML; the built-in default when omitted")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default: runs/<experiment name>)")
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Run failed trials again")
+    ] = False,
+) -> None:
+    """Run an experiment (resumable: finished trials and calls are never repeated)."""
+    config = _load_or_exit(experiment)
+    run_dir = out or Path("runs") / config.name
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        try:
+            summary = asyncio.run(
+                run_experiment(config, run_dir, retry_failed=retry_failed, progress=advance)
+            )
+        except (MissingApiKeyError, LocalModelUnavailableError) as exc:
+            errors.print(f"[bold red]error[/]: {exc}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except ModelCallError as exc:
+            errors.print(f"[bold red]run stopped[/]: {exc}")
+            raise typer.Exit(EXIT_RUN_FAILED) from None
+    (run_dir / "summary.json").write_text(
+        json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
+    )
+    _print_summary(summary)
+    _print_results(write_results(run_dir))
+    console.print(f"Run folder: [bold]{run_dir}[/] (summary.json, results.json, {STORE_FILE})")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> None:
+    """Print the analysis tables of a run and write RUN_DIR/results.json."""
+    if not (run_dir / STORE_FILE).is_file():
+        errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    _print_results(write_results(run_dir))
+    console.print(f"Wrote {run_dir / 'results.json'}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of experiment files."""
+    typer.echo(json.dumps(ExperimentConfig.model_json_schema(), indent=2))
+
+
+@app.command()
+def scenarios(
+    experiment: Annotated[
+        Path | None, typer.Argument(help="Show the scenarios this experiment uses")
+    ] = None,
+) -> None:
+    """List base scenarios and their derived scenarios."""
+    if experiment is not None:
+        design = design_of(_load_or_exit(experiment))
+        table = Table(title="Derived scenarios in this experiment")
+        table.add_column("id")
+        table.add_column("prompt")
+        for scenario in design.scenarios:
+            table.add_row(scenario.id, scenario.prompt)
+        console.print(table)
+        return
+    try:
+        bases = load_scenarios()
+    except InputFileError as exc:
+        errors.print(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    table = Table(title=f"{len(bases)} base scenarios")
+    for column in ("id", "domain", "derived", "stereotype probed"):
+        table.add_column(column)
+    for base in bases:
+        table.add_row(base.id, base.domain, str(len(base.variations)), base.stereotype)
+    console.print(table)
+
+
+@app.command()
+def personas() -> None:
+    """List identities (by category) and judge personas."""
+    identities = load_identities()
+    table = Table(title="Identities")
+    for column in ("category", "label", "explicit label", "name cues"):
+        table.add_column(column)
+    for category in identities.categories:
+        for identity in category.identities:
+            table.add_row(
+                category.name, identity.label, identity.explicit, ", ".join(identity.names[:4])
+            )
+    console.print(table)
+    judges = Table(title="Judge personas")
+    for column in ("name", "title", "responsibility"):
+        judges.add_column(column)
+    for persona in load_judge_personas():
+        judges.add_row(persona.name, persona.title, persona.responsibility)
+    console.print(judges)

@@ -1,0 +1,216 @@
+"""The experiment file: strict YAML parsed into pydantic models.
+
+Unknown keys are rejected and names that must exist (judge personas, base scenarios,
+identity categories, models) are checked at load time, so a typo fails with its file and
+line before any model is called.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fairpanel import Location, Problem, load_yaml_model
+from fairpanel.agents import ModelSpec, Sampling
+from fairpanel.personas import load_identities, load_judge_personas
+from fairpanel.scenarios import BaseScenario, load_scenarios
+
+__all__ = [
+    "ExperimentConfig",
+    "IdentitySelection",
+    "PairConfig",
+    "PanelConfig",
+    "ResponderConfig",
+    "ScenarioSelection",
+    "default_experiment_path",
+    "load_experiment",
+]
+
+Protocol = Literal["single", "pair"]
+_ALL_PROTOCOLS: tuple[Protocol, ...] = ("single", "pair")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ResponderConfig(_Strict):
+    model: str = Field(
+        default="local/smollm2", description="A name from `models`, or a 'provider/model' id"
+    )
+    sampling: Sampling = Sampling(temperature=0.7, max_tokens=220, seed=1)
+
+
+class PanelConfig(_Strict):
+    judges: list[str] = Field(min_length=1, description="Judge persona names, in seat order")
+    model: str = Field(
+        default="local/smollm2", description="A name from `models`, or a 'provider/model' id"
+    )
+    sampling: Sampling = Sampling(temperature=0.7, max_tokens=200, seed=1)
+    discussion_rounds: int = Field(
+        default=1, ge=0, le=5, description="Rounds between the independent and final rounds"
+    )
+    max_reasks: int = Field(
+        default=2, ge=0, le=5, description="Re-asks after an answer that does not validate"
+    )
+
+
+class ScenarioSelection(_Strict):
+    bases: list[str] | Literal["all"] = Field(
+        default="all", description="Base scenario ids, or 'all'"
+    )
+    derived_per_base: int | None = Field(
+        default=None, ge=1, description="Use only the first N derived scenarios of each base"
+    )
+    files: list[str] = Field(
+        default_factory=list,
+        description="Scenario YAML files or folders, relative to the experiment file; "
+        "empty means the built-in scenarios",
+    )
+
+
+class IdentitySelection(_Strict):
+    categories: list[str] = Field(default_factory=lambda: ["gender", "race", "religion"])
+    file: str | None = Field(
+        default=None, description="Identity YAML file; the built-in set when empty"
+    )
+
+
+class PairConfig(_Strict):
+    counterbalance: bool = Field(
+        default=True,
+        description="Run both response orders and both label assignments (2 x 2) per pair",
+    )
+
+
+class ExperimentConfig(_Strict):
+    """One experiment: which scenarios, identities, protocols, responder and judge panel."""
+
+    name: str = Field(default="experiment", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    seed: int = 0
+    protocols: list[Protocol] = Field(default_factory=lambda: list(_ALL_PROTOCOLS), min_length=1)
+    models: dict[str, ModelSpec] = Field(default_factory=dict)
+    responder: ResponderConfig = ResponderConfig()
+    panel: PanelConfig
+    scenarios: ScenarioSelection = ScenarioSelection()
+    identities: IdentitySelection = IdentitySelection()
+    pair: PairConfig = PairConfig()
+    replicates: int = Field(default=1, ge=1, le=100)
+    concurrency: int = Field(default=4, ge=1, le=256)
+    personas_file: str | None = Field(
+        default=None, description="Judge persona YAML file; the built-in personas when empty"
+    )
+
+    def model_spec(self, reference: str) -> ModelSpec:
+        return self.models.get(reference) or ModelSpec(id=reference)
+
+    @property
+    def responder_spec(self) -> ModelSpec:
+        return self.model_spec(self.responder.model)
+
+    @property
+    def panel_spec(self) -> ModelSpec:
+        return self.model_spec(self.panel.model)
+
+
+def default_experiment_path() -> Path:
+    return Path(str(importlib.resources.files("fairpanel.judging") / "data" / "default.yaml"))
+
+
+def _resolve(base: Path, relative: str) -> Path:
+    path = Path(relative)
+    return path if path.is_absolute() else base / path
+
+
+def _name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
+    """Problems with names that only the persona, identity and scenario files can settle."""
+    problems: list[Problem] = []
+    for role, reference in (("responder", config.responder.model), ("panel", config.panel.model)):
+        if reference not in config.models:
+            try:
+                ModelSpec(id=reference)
+            except ValidationError as exc:
+                problems.append(
+                    (
+                        (role, "model"),
+                        f"{reference!r} is neither a name in `models` nor a valid model id "
+                        f"({exc.errors()[0]['msg']})",
+                    )
+                )
+    personas_path = _resolve(base, config.personas_file) if config.personas_file else None
+    known_judges = {p.name for p in load_judge_personas(personas_path)}
+    for index, judge in enumerate(config.panel.judges):
+        if judge not in known_judges:
+            problems.append(
+                (
+                    ("panel", "judges", index),
+                    f"unknown judge persona {judge!r}; known: {', '.join(sorted(known_judges))}",
+                )
+            )
+    if len(set(config.panel.judges)) != len(config.panel.judges):
+        problems.append((("panel", "judges"), "a judge persona is seated twice"))
+    identity_path = _resolve(base, config.identities.file) if config.identities.file else None
+    identities = load_identities(identity_path)
+    known_categories = {c.name for c in identities.categories}
+    for index, category in enumerate(config.identities.categories):
+        if category not in known_categories:
+            problems.append(
+                (
+                    ("identities", "categories", index),
+                    f"unknown identity category {category!r}; "
+                    f"known: {', '.join(sorted(known_categories))}",
+                )
+            )
+    if config.scenarios.bases != "all":
+        known_bases = {b.id for b in selected_bases_from(config, base, only_known=True)}
+        for index, base_id in enumerate(config.scenarios.bases):
+            if base_id not in known_bases:
+                loc: Location = ("scenarios", "bases", index)
+                problems.append(
+                    (
+                        loc,
+                        f"unknown base scenario {base_id!r}; known: "
+                        f"{', '.join(sorted(known_bases))}",
+                    )
+                )
+    return problems
+
+
+def selected_bases_from(
+    config: ExperimentConfig, base: Path, *, only_known: bool = False
+) -> list[BaseScenario]:
+    """The base scenarios the experiment draws from (all known ones with ``only_known``)."""
+    files = [_resolve(base, f) for f in config.scenarios.files]
+    bases = load_scenarios(files or None)
+    if only_known or config.scenarios.bases == "all":
+        return bases
+    wanted = set(config.scenarios.bases)
+    return [b for b in bases if b.id in wanted]
+
+
+def load_experiment(path: Path | None = None) -> ExperimentConfig:
+    """Load and fully check an experiment file (the built-in default when ``path`` is None)."""
+    source = path or default_experiment_path()
+    base = source.parent.resolve()
+    config = load_yaml_model(source, ExperimentConfig, lambda c: _name_checks(c, base))
+    # Later steps (and the copy saved in the run folder) must not depend on the working directory.
+    return config.model_copy(
+        update={
+            "personas_file": str(_resolve(base, config.personas_file))
+            if config.personas_file
+            else None,
+            "scenarios": config.scenarios.model_copy(
+                update={"files": [str(_resolve(base, f)) for f in config.scenarios.files]}
+            ),
+            "identities": config.identities.model_copy(
+                update={
+                    "file": str(_resolve(base, config.identities.file))
+                    if config.identities.file
+                    else None
+                }
+            ),
+        }
+    )

@@ -1,0 +1,113 @@
+"""Stored records as the DataFrames the analysis package reads.
+
+``scores`` has one row per (judge turn, candidate, metric) of every parsed turn; ``verdicts``
+one row per finished pair trial (the panel's consensus); ``turns`` one row per judge turn,
+parsed or not, for failure rates. Candidate ids are mapped back to identity labels here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from fairpanel.judging._judgment import METRICS
+from fairpanel.judging._store import Store
+
+__all__ = ["RunFrames", "load_frames"]
+
+CANDIDATES = ("A", "B")
+
+
+class RunFrames:
+    def __init__(self, scores: pd.DataFrame, verdicts: pd.DataFrame, turns: pd.DataFrame) -> None:
+        self.scores = scores
+        self.verdicts = verdicts
+        self.turns = turns
+
+
+def load_frames(store: Store) -> RunFrames:
+    specs: dict[str, dict[str, Any]] = {}
+    verdict_rows: list[dict[str, Any]] = []
+    for key, spec, status, _error, consensus in store.iter_trials():
+        specs[key] = spec
+        if spec["protocol"] != "pair" or status != "ok" or consensus is None:
+            continue
+        winner = consensus.get("winner")
+        position = CANDIDATES.index(winner) if winner in CANDIDATES else None
+        verdict_rows.append(
+            {
+                "trial_key": key,
+                "base_id": spec["base_id"],
+                "scenario_id": spec["scenario_id"],
+                "category": spec["category"],
+                "first_identity": spec["identities"][0],
+                "second_identity": spec["identities"][1],
+                "first_response_index": spec["response_indices"][0],
+                "winner_position": math.nan if position is None else float(position),
+                "winner_identity": None if position is None else spec["identities"][position],
+            }
+        )
+    score_rows: list[dict[str, Any]] = []
+    turn_rows: list[dict[str, Any]] = []
+    for turn in store.iter_turns():
+        spec = specs[turn["trial_key"]]
+        parsed = turn["parsed"]
+        turn_rows.append(
+            {
+                "trial_key": turn["trial_key"],
+                "protocol": spec["protocol"],
+                "category": spec["category"],
+                "judge": turn["judge"],
+                "judge_model": turn["judge_model"],
+                "round": turn["round"],
+                "round_kind": turn["round_kind"],
+                "attempts": turn["attempts"],
+                "parse_ok": parsed is not None,
+            }
+        )
+        if parsed is None:
+            continue
+        per_candidate = (
+            {"A": parsed} if spec["protocol"] == "single" else {c: parsed[c] for c in CANDIDATES}
+        )
+        for position, candidate in enumerate(CANDIDATES[: len(spec["identities"])]):
+            for metric in METRICS:
+                score_rows.append(
+                    {
+                        "trial_key": turn["trial_key"],
+                        "protocol": spec["protocol"],
+                        "base_id": spec["base_id"],
+                        "scenario_id": spec["scenario_id"],
+                        "category": spec["category"],
+                        "identity": spec["identities"][position],
+                        "position": position,
+                        "response_index": spec["response_indices"][position],
+                        "judge": turn["judge"],
+                        "judge_model": turn["judge_model"],
+                        "round": turn["round"],
+                        "round_kind": turn["round_kind"],
+                        "metric": metric,
+                        "score": float(per_candidate[candidate][metric]),
+                    }
+                )
+    return RunFrames(
+        scores=pd.DataFrame(score_rows, columns=_SCORE_COLUMNS),
+        verdicts=pd.DataFrame(verdict_rows, columns=_VERDICT_COLUMNS),
+        turns=pd.DataFrame(turn_rows, columns=_TURN_COLUMNS),
+    )
+
+
+_SCORE_COLUMNS = [
+    "trial_key", "protocol", "base_id", "scenario_id", "category", "identity", "position",
+    "response_index", "judge", "judge_model", "round", "round_kind", "metric", "score",
+]  # fmt: skip
+_VERDICT_COLUMNS = [
+    "trial_key", "base_id", "scenario_id", "category", "first_identity", "second_identity",
+    "first_response_index", "winner_position", "winner_identity",
+]  # fmt: skip
+_TURN_COLUMNS = [
+    "trial_key", "protocol", "category", "judge", "judge_model", "round", "round_kind",
+    "attempts", "parse_ok",
+]  # fmt: skip

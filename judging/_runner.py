@@ -1,0 +1,234 @@
+"""Runs an experiment into a run folder: responses first, then every pending trial.
+
+Trials already in the store are skipped (failed ones too, unless asked to retry), and every
+model call is answered from the store when it was made before, so running the same command
+again costs nothing and a killed run finishes only what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from fairpanel.agents import (
+    CachingCaller,
+    Message,
+    ModelClient,
+    ModelRegistry,
+    ModelRequest,
+    Usage,
+)
+from fairpanel.judging._config import ExperimentConfig, selected_bases_from
+from fairpanel.judging._design import TrialSpec, iter_trials
+from fairpanel.judging._prompts import responder_messages, rewrite_messages
+from fairpanel.judging._store import STORE_FILE, Store
+from fairpanel.judging._trial import run_trial
+from fairpanel.personas import IdentitySet, JudgePersona, load_identities, load_judge_personas
+from fairpanel.scenarios import DerivedScenario
+
+__all__ = ["Design", "RunSummary", "design_of", "run_experiment"]
+
+ProgressHook = Callable[[str, int, int], None]
+"""Called as (stage, done, total) while a run advances."""
+
+
+@dataclass
+class RunSummary:
+    trials_total: int
+    trials_ok: int
+    trials_failed: int
+    trials_run: int
+    calls_made: int
+    calls_cached: int
+    tokens_by_role: dict[str, dict[str, int]]
+    tokens_by_role_this_invocation: dict[str, dict[str, int]]
+    wall_seconds: float
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+@dataclass
+class Design:
+    """What an experiment needs before any call: scenarios, identities, personas, trials."""
+
+    config: ExperimentConfig
+    scenarios: list[DerivedScenario]
+    identities: IdentitySet
+    personas: dict[str, JudgePersona]
+
+    def trials(self) -> Iterator[TrialSpec]:
+        return iter_trials(self.config, self.scenarios, self.identities)
+
+
+def design_of(config: ExperimentConfig) -> Design:
+    bases = selected_bases_from(config, Path.cwd())
+    scenarios = []
+    for base in bases:
+        derived = base.derived()
+        scenarios.extend(derived[: config.scenarios.derived_per_base or len(derived)])
+    identities = load_identities(Path(config.identities.file) if config.identities.file else None)
+    personas_path = Path(config.personas_file) if config.personas_file else None
+    personas = {p.name: p for p in load_judge_personas(personas_path)}
+    return Design(config=config, scenarios=scenarios, identities=identities, personas=personas)
+
+
+def _usage_dict(usage: dict[str, Usage]) -> dict[str, dict[str, int]]:
+    return {role: value.model_dump() for role, value in sorted(usage.items())}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _write_provenance(out_dir: Path, config: ExperimentConfig) -> None:
+    """The resolved config and what produced the run, for anyone re-reading it later."""
+    (out_dir / "experiment.resolved.json").write_text(
+        json.dumps(config.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
+    )
+    packages = ("fairpanel", "autogen-agentchat", "autogen-ext", "openai", "xllamacpp", "pydantic")
+    manifest = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": {name: _version(name) for name in packages},
+        "models": {"responder": config.responder_spec.id, "judges": config.panel_spec.id},
+        "seed": config.seed,
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+async def _responses_for(
+    scenario: DerivedScenario,
+    config: ExperimentConfig,
+    client: ModelClient,
+    caller: CachingCaller,
+    store: Store,
+) -> dict[int, str]:
+    """Response 1, then response 2 written from it with the same steps (MALIBU 3.2)."""
+    spec = config.responder_spec
+    sampling = spec.sampling.merged(config.responder.sampling)
+    texts: dict[int, str] = {}
+    for index in (1, 2):
+        pairs = (
+            responder_messages(scenario.prompt)
+            if index == 1
+            else rewrite_messages(scenario.prompt, texts[1])
+        )
+        request = ModelRequest(
+            model=client.model_id,
+            endpoint=client.endpoint,
+            messages=tuple(Message(role=role, content=text) for role, text in pairs),
+            sampling=sampling,
+        )
+        reply = await caller.call(client, request, "responder")
+        texts[index] = reply.text.strip()
+        store.put_response(scenario.id, index, spec.id, texts[index], request.key())
+    return texts
+
+
+async def run_experiment(
+    config: ExperimentConfig,
+    out_dir: Path,
+    *,
+    retry_failed: bool = False,
+    progress: ProgressHook | None = None,
+) -> RunSummary:
+    started = time.perf_counter()
+    design = design_of(config)
+    registry = ModelRegistry()
+    registry.check_credentials(config.responder_spec)
+    registry.check_credentials(config.panel_spec)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_provenance(out_dir, config)
+    store = Store(out_dir / STORE_FILE)
+    caller = CachingCaller(store)
+    try:
+        finished = store.finished_keys(include_failed=not retry_failed)
+        design_keys: set[str] = set()
+        pending: list[TrialSpec] = []
+        for spec in design.trials():
+            key = spec.key()
+            design_keys.add(key)
+            if key not in finished:
+                pending.append(spec)
+        async with registry:
+            if pending:
+                await _run_pending(design, pending, registry, caller, store, progress)
+        statuses = {key: status for key, _, status, _, _ in store.iter_trials()}
+        failures: dict[str, int] = {}
+        for key, _, status, error, _ in store.iter_trials():
+            if key in design_keys and status == "failed":
+                reason = (error or "unknown").split(":")[0]
+                failures[reason] = failures.get(reason, 0) + 1
+        return RunSummary(
+            trials_total=len(design_keys),
+            trials_ok=sum(1 for k in design_keys if statuses.get(k) == "ok"),
+            trials_failed=sum(1 for k in design_keys if statuses.get(k) == "failed"),
+            trials_run=len(pending),
+            calls_made=caller.ledger.calls_made,
+            calls_cached=caller.ledger.calls_cached,
+            tokens_by_role=_usage_dict(store.tokens_by_role()),
+            tokens_by_role_this_invocation=_usage_dict(dict(caller.ledger.tokens_by_role)),
+            wall_seconds=round(time.perf_counter() - started, 3),
+            failures=failures,
+        )
+    finally:
+        store.close()
+
+
+async def _run_pending(
+    design: Design,
+    pending: list[TrialSpec],
+    registry: ModelRegistry,
+    caller: CachingCaller,
+    store: Store,
+    progress: ProgressHook | None,
+) -> None:
+    config = design.config
+    responder = await registry.client(config.responder_spec)
+    judge_client = await registry.client(config.panel_spec)
+    limit = asyncio.Semaphore(config.concurrency)
+    needed = {spec.scenario_id for spec in pending}
+    scenarios = [s for s in design.scenarios if s.id in needed]
+    responses: dict[str, dict[int, str]] = {}
+
+    async def respond(scenario: DerivedScenario) -> None:
+        async with limit:
+            responses[scenario.id] = await _responses_for(
+                scenario, config, responder, caller, store
+            )
+        if progress:
+            progress("responses", len(responses), len(scenarios))
+
+    await asyncio.gather(*(respond(s) for s in scenarios))
+    tasks = {s.id: s.prompt for s in scenarios}
+    done = 0
+
+    async def judge(spec: TrialSpec) -> None:
+        nonlocal done
+        async with limit:
+            record = await run_trial(
+                spec,
+                task=tasks[spec.scenario_id],
+                responses=responses[spec.scenario_id],
+                personas=design.personas,
+                client=judge_client,
+                caller=caller,
+            )
+            store.put_trial(record)
+        done += 1
+        if progress:
+            progress("trials", done, len(pending))
+
+    await asyncio.gather(*(judge(spec) for spec in pending))
