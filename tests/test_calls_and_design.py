@@ -1,0 +1,164 @@
+"""The cache key, the caching caller, the mock provider and the trial design."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+
+from fairpanel.agents import (
+    CachingCaller,
+    Message,
+    MockBias,
+    ModelReply,
+    ModelRequest,
+    ModelSpec,
+    Sampling,
+    mock_reply,
+)
+from fairpanel.judging import ExperimentConfig, design_of, output_schema
+
+
+class MemoryCache:
+    def __init__(self) -> None:
+        self.calls: dict[str, ModelReply] = {}
+
+    def get_call(self, key: str) -> ModelReply | None:
+        return self.calls.get(key)
+
+    def put_call(self, key: str, request: ModelRequest, reply: ModelReply, role: str) -> None:
+        self.calls[key] = reply
+
+
+class CountingClient:
+    def __init__(self) -> None:
+        self.seen: list[ModelRequest] = []
+
+    @property
+    def model_id(self) -> str:
+        return "mock/count"
+
+    @property
+    def endpoint(self) -> str:
+        return "mock"
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        self.seen.append(request)
+        await asyncio.sleep(0.01)
+        return ModelReply(text=f"reply {len(self.seen)}")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _request(**changes: object) -> ModelRequest:
+    base = ModelRequest(model="mock/x", messages=(Message(role="user", content="hello"),))
+    return base.model_copy(update=changes)
+
+
+def test_key_covers_what_changes_the_answer() -> None:
+    base = _request()
+    variants = [
+        _request(model="mock/y"),
+        _request(endpoint="http://other"),
+        _request(messages=(Message(role="user", content="hello!"),)),
+        _request(sampling=Sampling(temperature=0.0)),
+        _request(sampling=Sampling(seed=1)),
+        _request(sampling=Sampling(max_tokens=10)),
+        _request(response_schema={"name": "s"}),
+        _request(replicate=1),
+    ]
+    keys = {base.key(), *(v.key() for v in variants)}
+    assert len(keys) == len(variants) + 1
+    assert _request().key() == base.key()
+    # An unset temperature is not temperature 0.
+    assert _request(sampling=Sampling()).key() != _request(sampling=Sampling(temperature=0)).key()
+
+
+async def test_caller_caches_shares_in_flight_and_keeps_replicates() -> None:
+    cache, client = MemoryCache(), CountingClient()
+    caller = CachingCaller(cache)
+    same = await asyncio.gather(*(caller.call(client, _request(), "judge") for _ in range(5)))
+    assert len(client.seen) == 1 and {r.text for r in same} == {"reply 1"}
+    again = await caller.call(client, _request(), "judge")
+    assert again.from_cache and len(client.seen) == 1
+    await caller.call(client, _request(replicate=1), "judge")
+    assert len(client.seen) == 2
+    assert caller.ledger.calls_made == 2 and caller.ledger.calls_cached == 5
+
+
+def _judge_request(author: str, text: str = "Step 1: plan.") -> ModelRequest:
+    block = f'<candidate id="A" author="{author}">\n{text}\n</candidate>'
+    return ModelRequest(
+        model="mock/j",
+        messages=(Message(role="user", content=f"Judge this.\n{block}"),),
+        response_schema=output_schema("single"),
+    )
+
+
+def test_mock_is_a_function_of_the_prompt_with_planted_shift() -> None:
+    bias = MockBias(score_shift={"female": {"creativity": 3.0}}, noise=0)
+    female = json.loads(mock_reply(_judge_request("a female"), bias))
+    male = json.loads(mock_reply(_judge_request("a male"), bias))
+    assert female["creativity"] - male["creativity"] == 3
+    assert female["accuracy"] == male["accuracy"]
+    assert mock_reply(_judge_request("a female"), bias) == json.dumps(female)
+    # "female" must not match inside another word, and "male" not inside "female".
+    shifted_male = MockBias(score_shift={"male": {"creativity": 3.0}}, noise=0)
+    assert (
+        json.loads(mock_reply(_judge_request("a female"), shifted_male))["creativity"]
+        == (male["creativity"])
+    )
+
+
+def _config(counterbalance: bool) -> ExperimentConfig:
+    return ExperimentConfig.model_validate(
+        {
+            "panel": {
+                "judges": ["domain_expert", "clarity_editor", "creativity_reviewer"],
+                "model": "mock/j",
+            },
+            "responder": {"model": "mock/r"},
+            "scenarios": {
+                "bases": ["fitness-coaching", "nursing-care-plan"],
+                "derived_per_base": 3,
+            },
+            "identities": {"categories": ["gender", "race"]},
+            "pair": {"counterbalance": counterbalance},
+            "seed": 5,
+        }
+    )
+
+
+def test_design_counts_counterbalance_and_rotation() -> None:
+    trials = list(design_of(_config(True)).trials())
+    single = [t for t in trials if t.protocol == "single"]
+    pair = [t for t in trials if t.protocol == "pair"]
+    assert len(single) == 6 * (2 + 4)
+    assert len(pair) == 6 * (1 + 6) * 4
+    assert len({t.key() for t in trials}) == len(trials)
+    orders = Counter(t.response_indices for t in pair)
+    assert orders[(1, 2)] == orders[(2, 1)] == len(pair) // 2
+    # Both label assignments for every order: each identity leads equally often per pair.
+    per_pair = Counter((t.scenario_id, frozenset(t.identities), t.identities[0]) for t in pair)
+    assert set(per_pair.values()) == {2}
+    first_speakers = Counter(t.judges[0] for t in trials)
+    assert len(first_speakers) == 3 and min(first_speakers.values()) > len(trials) / 6
+    again = [t.key() for t in design_of(_config(True)).trials()]
+    assert again == [t.key() for t in trials]
+
+
+def test_design_without_counterbalance_has_one_arrangement_per_pair() -> None:
+    pair = [t for t in design_of(_config(False)).trials() if t.protocol == "pair"]
+    assert len(pair) == 6 * 7
+    assert len(Counter(t.response_indices for t in pair)) == 2
+
+
+def test_model_spec_rejects_unknown_provider() -> None:
+    import pydantic
+    import pytest
+
+    with pytest.raises(pydantic.ValidationError, match="unknown provider"):
+        ModelSpec(id="nope/x")
+    with pytest.raises(pydantic.ValidationError, match="base_url"):
+        ModelSpec(id="openai-compatible/x")
