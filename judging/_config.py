@@ -84,6 +84,11 @@ class PairConfig(_Strict):
         default=True,
         description="Run both response orders and both label assignments (2 x 2) per pair",
     )
+    categories: list[str] | None = Field(
+        default=None,
+        description="Categories to pair within (pairs grow quadratically with a category's "
+        "size); empty means identities.categories",
+    )
 
 
 class ExperimentConfig(_Strict):
@@ -162,6 +167,15 @@ def _name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
                     ("identities", "categories", index),
                     f"unknown identity category {category!r}; "
                     f"known: {', '.join(sorted(known_categories))}",
+                )
+            )
+    for index, category in enumerate(config.pair.categories or []):
+        if category not in known_categories:
+            problems.append(
+                (
+                    ("pair", "categories", index),
+                    f"unknown identity category {category!r}; known: "
+                    f"{', '.join(sorted(known_categories))}",
                 )
             )
     if config.scenarios.bases != "all":

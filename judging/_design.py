@@ -93,13 +93,16 @@ def iter_trials(
         "seed": config.seed,
     }
     judges = config.panel.judges
-    for replicate, scenario, category_name in itertools.product(
-        range(config.replicates), scenarios, config.identities.categories
-    ):
-        category = identities.category(category_name)
-        members = category.identities
-        if "single" in config.protocols:
-            for identity in members:
+    single_categories = config.identities.categories if "single" in config.protocols else []
+    pair_categories = (
+        (config.pair.categories or config.identities.categories)
+        if "pair" in config.protocols
+        else []
+    )
+    for replicate, scenario in itertools.product(range(config.replicates), scenarios):
+        for category_name in single_categories:
+            category = identities.category(category_name)
+            for identity in category.identities:
                 offset = _rotation(
                     config.seed, scenario.id, identity.label, replicate, size=len(judges)
                 )
@@ -115,8 +118,9 @@ def iter_trials(
                     replicate=replicate,
                     **common,
                 )
-        if "pair" in config.protocols:
-            for first, second in itertools.combinations(members, 2):
+        for category_name in pair_categories:
+            category = identities.category(category_name)
+            for first, second in itertools.combinations(category.identities, 2):
                 for labels, responses in _pair_arrangements(
                     config, scenario.id, first.label, second.label, replicate
                 ):

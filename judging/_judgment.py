@@ -141,11 +141,18 @@ def _normalise(value: Any, *, top: bool) -> Any:
             elif lowered == "winner" and isinstance(item, str):
                 match = _WINNER_TEXT.match(item)
                 out["winner"] = match.group(1).upper() if match else item
-            elif lowered in METRICS or lowered == "reason":
-                out[lowered] = _normalise(item, top=False)
+            elif lowered in METRICS:
+                out[lowered] = _score_value(item)
+            elif lowered == "reason":
+                out[lowered] = item
             else:
                 out[name] = _normalise(item, top=False)
         return out
+    return value
+
+
+def _score_value(value: Any) -> Any:
+    """A score written as text ("8", "8/10", "8.5 out of 10") read as a number."""
     if isinstance(value, str):
         match = _SCORE_TEXT.match(value)
         if match:

@@ -154,6 +154,17 @@ def test_design_without_counterbalance_has_one_arrangement_per_pair() -> None:
     assert len(Counter(t.response_indices for t in pair)) == 2
 
 
+def test_pairs_can_be_limited_to_some_categories() -> None:
+    config = _config(True)
+    limited = config.model_copy(
+        update={"pair": config.pair.model_copy(update={"categories": ["gender"]})}
+    )
+    trials = list(design_of(limited).trials())
+    assert {t.category for t in trials if t.protocol == "pair"} == {"gender"}
+    assert {t.category for t in trials if t.protocol == "single"} == {"gender", "race"}
+    assert sum(t.protocol == "pair" for t in trials) == 6 * 1 * 4
+
+
 def test_model_spec_rejects_unknown_provider() -> None:
     import pydantic
     import pytest

@@ -57,6 +57,12 @@ def test_valid_file_loads(write_experiment: WriteExperiment) -> None:
         ("bases: [fitness-coaching]", "bases: [fitness-coachin]", "scenarios.bases[0]", 10),
         ("categories: [gender]", "categories: [gendr]", "identities.categories[0]", 13),
         ("  judge: {id: mock/judge}", "  judge: {id: mocky/judge}", "models.judge.id", 3),
+        (
+            "  categories: [gender]\n",
+            "  categories: [gender]\npair:\n  categories: [race, gendre]\n",
+            "pair.categories[1]",
+            15,
+        ),
     ],
 )
 def test_bad_field_names_file_field_and_line(

@@ -32,6 +32,11 @@ def test_prose_fences_and_score_formats(text: str) -> None:
     assert result.creativity == 7 and result.reliability == 9
 
 
+def test_a_numeric_reason_stays_text() -> None:
+    result = parse_judgment(FULL.replace('"reason": "fine"', '"reason": "10"'), "single")
+    assert isinstance(result, SingleJudgment) and result.reason == "10"
+
+
 def test_half_points_are_kept() -> None:
     result = parse_judgment(FULL.replace('"creativity": 7', '"creativity": "8.5"'), "single")
     assert isinstance(result, SingleJudgment) and result.creativity == 8.5

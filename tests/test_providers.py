@@ -105,7 +105,8 @@ def test_malformed_answers_are_reasked_then_stored_as_failures(
     def sloppy(body: dict[str, Any]) -> str:
         if "response_format" not in body:
             return judge_like(body)  # the responder
-        if body["messages"][0]["content"].startswith("You are an experienced reviewer"):
+        systems = [m["content"] for m in body["messages"] if m["role"] == "system"]
+        if any(text.startswith("You are an experienced reviewer") for text in systems):
             return "I'd give it a solid 8/10 overall"  # this judge never gives JSON
         if "could not be used" in body["messages"][-1]["content"]:
             return judge_like(body)  # the others get it right when re-asked
