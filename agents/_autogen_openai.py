@@ -19,7 +19,7 @@ from autogen_core.models import (
 )
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 
-from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Usage
+from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
 __all__ = ["OpenAIClient", "to_autogen_messages"]
 
@@ -99,6 +99,10 @@ class OpenAIClient:
     @property
     def endpoint(self) -> str:
         return self._endpoint
+
+    def unsupported(self, sampling: Sampling) -> list[str]:
+        """Chat Completions takes temperature, top_p, seed and a token limit alike."""
+        return []
 
     def _create_args(self, request: ModelRequest) -> dict[str, Any]:
         sampling = request.sampling

@@ -15,14 +15,16 @@ import re
 from typing import Any
 
 from fairpanel.agents._spec import MockBias, ModelSpec
-from fairpanel.agents._types import ModelReply, ModelRequest, Usage
+from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
 
 __all__ = ["MockClient", "mock_reply"]
 
 _CANDIDATE = re.compile(
-    r'<candidate id="(?P<id>[^"]+)" author="(?P<author>[^"]*)">\n?(?P<text>.*?)\n?</candidate>',
+    r'<candidate id="(?P<id>[^"]+)"(?: author="(?P<author>[^"]*)")?>'
+    r"\n?(?P<text>.*?)\n?</candidate>",
     re.DOTALL,
 )
+_LABEL_LINE = re.compile(r"written by", re.IGNORECASE)
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
@@ -68,6 +70,24 @@ def _score(
     return max(0, min(10, math.floor(base + noise + shift + 0.5)))
 
 
+def _author_and_content(author: str | None, text: str) -> tuple[str, str]:
+    """The label and the content of a candidate block.
+
+    The label is the tag's ``author`` attribute, or else a first or last line saying
+    "written by ..." (the default wording of header and footer labels); the content is the
+    rest, so the base score depends on the answer alone.
+    """
+    if author is not None:
+        return author, text
+    lines = text.split("\n")
+    labels: list[str] = []
+    if lines and _LABEL_LINE.search(lines[0]):
+        labels.append(lines.pop(0))
+    if lines and _LABEL_LINE.search(lines[-1]):
+        labels.append(lines.pop())
+    return " ".join(labels), "\n".join(lines)
+
+
 def _metrics_of(properties: dict[str, Any]) -> list[str]:
     return [name for name, prop in properties.items() if prop.get("type") in ("integer", "number")]
 
@@ -82,7 +102,9 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     candidates: dict[str, tuple[str, str]] = {}
     for message in request.messages:
         for match in _CANDIDATE.finditer(message.content):
-            candidates[match.group("id")] = (match.group("author"), match.group("text"))
+            candidates[match.group("id")] = _author_and_content(
+                match.group("author"), match.group("text")
+            )
     reply: dict[str, Any] = {"reason": "Scores follow the rubric; content judged on its merits."}
     if "winner" in properties:
         totals: dict[str, int] = {}
@@ -132,6 +154,10 @@ class MockClient:
     @property
     def endpoint(self) -> str:
         return "mock"
+
+    def unsupported(self, sampling: Sampling) -> list[str]:
+        """The mock ignores sampling by design (its replies are a function of the prompt)."""
+        return []
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         text = mock_reply(request, self._bias)

@@ -2,6 +2,7 @@
 
 A run opens one registry; every role asks it for clients, so the same endpoint is shared by
 the responder and every judge, and local servers are started once and stopped at the end.
+Plugin providers (``fairpanel.providers`` entry points) are built by their factories.
 """
 
 from __future__ import annotations
@@ -10,15 +11,18 @@ import asyncio
 import os
 from types import TracebackType
 
+from fairpanel.agents._anthropic import ANTHROPIC_URL, AnthropicClient, anthropic_unsupported
 from fairpanel.agents._autogen_openai import OpenAIClient
 from fairpanel.agents._local import LocalModelServer
 from fairpanel.agents._mock import MockClient
+from fairpanel.agents._plugins import create_plugin_client
 from fairpanel.agents._spec import ModelSpec
-from fairpanel.agents._types import ModelClient
+from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
 
 __all__ = ["MissingApiKeyError", "ModelRegistry", "endpoint_of"]
 
 _OPENAI_URL = "https://api.openai.com/v1"
+_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
 class MissingApiKeyError(RuntimeError):
@@ -34,6 +38,10 @@ def endpoint_of(spec: ModelSpec) -> str:
         return "mock"
     if spec.provider == "local":
         return f"local:{spec.model_name}"
+    if spec.provider == "anthropic":
+        return (spec.base_url or ANTHROPIC_URL).rstrip("/")
+    if spec.is_plugin:
+        return spec.base_url.rstrip("/") if spec.base_url else f"plugin:{spec.provider}"
     return (spec.base_url or _OPENAI_URL).rstrip("/")
 
 
@@ -64,7 +72,7 @@ class ModelRegistry:
     def _api_key(spec: ModelSpec) -> str:
         if spec.provider in ("mock", "local"):
             return "unused"
-        variable = spec.api_key_env or ("OPENAI_API_KEY" if spec.provider == "openai" else None)
+        variable = spec.api_key_env or _KEY_VARIABLES.get(spec.provider)
         if variable is None:
             return "unused"
         value = os.environ.get(variable)
@@ -73,6 +81,27 @@ class ModelRegistry:
                 f"{spec.id} needs an API key in the environment variable {variable}"
             )
         return value
+
+    def unsupported_settings(self, spec: ModelSpec, sampling: Sampling | None = None) -> list[str]:
+        """The sampling settings ``spec``'s client will not send as asked, for a warning.
+
+        ``sampling`` is merged over ``spec.sampling`` as the runner does (merging an already
+        merged value changes nothing). OpenAI-format servers (openai, openai-compatible, the
+        local model) take all four settings; the mock is deterministic by design and takes
+        them only as part of the request. A plugin's client is created (and kept for the run)
+        to ask it.
+        """
+        effective = spec.sampling.merged(sampling)
+        if spec.provider == "anthropic":
+            return anthropic_unsupported(effective)
+        if not spec.is_plugin:
+            return []
+        identity = spec.model_dump_json()
+        client = self._clients.get(identity)
+        if client is None:
+            client = self._clients[identity] = create_plugin_client(spec)
+        assert isinstance(client, SamplingReport), "plugin clients are checked on creation"
+        return client.unsupported(effective)
 
     async def client(self, spec: ModelSpec) -> ModelClient:
         async with self._lock:
@@ -103,6 +132,19 @@ class ModelRegistry:
                 timeout_s=spec.timeout_s,
                 max_retries=spec.max_retries,
             )
+        if spec.provider == "anthropic":
+            return AnthropicClient(
+                model_id=spec.id,
+                model_name=spec.model_name,
+                endpoint=endpoint_of(spec),
+                base_url=spec.base_url,
+                api_key=self._api_key(spec),
+                structured_output=spec.structured_output is not False,
+                timeout_s=spec.timeout_s,
+                max_retries=spec.max_retries,
+            )
+        if spec.is_plugin:
+            return create_plugin_client(spec)
         official = spec.provider == "openai"
         return OpenAIClient(
             model_id=spec.id,

@@ -1,16 +1,19 @@
-"""How a model is named in configs: ``provider/model`` plus endpoint and defaults."""
+"""How a model is named in configs: ``provider/model`` plus endpoint and defaults.
+
+The provider is a built-in one or the name of a ``fairpanel.providers`` entry point of an
+installed package (see ``_plugins``).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fairpanel.agents._plugins import ENTRY_POINT_GROUP, plugin_providers
 from fairpanel.agents._types import Sampling
 
-__all__ = ["PROVIDERS", "MockBias", "ModelSpec"]
+__all__ = ["PROVIDERS", "MockBias", "ModelSpec", "unknown_provider_message"]
 
-PROVIDERS = ("mock", "local", "openai", "openai-compatible")
+PROVIDERS = ("mock", "local", "openai", "openai-compatible", "anthropic")
 LOCAL_MODELS = ("smollm2",)
 
 
@@ -41,17 +44,22 @@ class ModelSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(description="'provider/model', e.g. 'openai/gpt-4o-mini' or 'local/smollm2'")
+    id: str = Field(
+        description="'provider/model', e.g. 'openai/gpt-4o-mini', 'anthropic/claude-haiku-4-5' "
+        "or 'local/smollm2'"
+    )
     base_url: str | None = Field(
-        default=None, description="Server URL for openai-compatible endpoints"
+        default=None,
+        description="Server URL (required for openai-compatible; optional for openai, "
+        "anthropic and plugins)",
     )
     api_key_env: str | None = Field(
         default=None, description="Environment variable holding the API key"
     )
     structured_output: bool | None = Field(
         default=None,
-        description="Whether the server honours response_format json_schema "
-        "(None: the provider's default)",
+        description="Whether to ask for structured output: response_format json_schema on "
+        "OpenAI-format servers, a forced tool call on anthropic (None: the provider's default)",
     )
     timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=2, ge=0, le=10)
@@ -64,8 +72,8 @@ class ModelSpec(BaseModel):
         provider, sep, model = value.partition("/")
         if not sep or not model:
             raise ValueError(f"model id {value!r} must look like 'provider/model'")
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
+        if provider not in PROVIDERS and provider not in plugin_providers(exclude=PROVIDERS):
+            raise ValueError(unknown_provider_message(provider))
         if provider == "local" and model not in LOCAL_MODELS:
             raise ValueError(f"unknown local model {model!r}; known: {', '.join(LOCAL_MODELS)}")
         return value
@@ -79,11 +87,23 @@ class ModelSpec(BaseModel):
         return self
 
     @property
-    def provider(self) -> Literal["mock", "local", "openai", "openai-compatible"]:
-        provider = self.id.partition("/")[0]
-        assert provider in PROVIDERS
-        return provider  # type: ignore[return-value]
+    def provider(self) -> str:
+        """A built-in provider (one of ``PROVIDERS``) or a plugin's entry-point name."""
+        return self.id.partition("/")[0]
+
+    @property
+    def is_plugin(self) -> bool:
+        return self.provider not in PROVIDERS
 
     @property
     def model_name(self) -> str:
         return self.id.partition("/")[2]
+
+
+def unknown_provider_message(provider: str) -> str:
+    """Names the built-in providers and the installed plugins, so a typo is easy to see."""
+    plugins = plugin_providers(exclude=PROVIDERS)
+    return (
+        f"unknown provider {provider!r}; built-in: {', '.join(PROVIDERS)}; "
+        f"installed plugins ({ENTRY_POINT_GROUP}): {', '.join(plugins) or 'none'}"
+    )

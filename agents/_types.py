@@ -19,6 +19,7 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "Sampling",
+    "SamplingReport",
     "Usage",
     "canonical_json",
 ]
@@ -128,3 +129,15 @@ class ModelClient(Protocol):
     async def complete(self, request: ModelRequest) -> ModelReply: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class SamplingReport(Protocol):
+    """A client that says which sampling settings it cannot honour.
+
+    ``unsupported(sampling)`` names the settings that are set in ``sampling`` but that the
+    client will not send as asked (e.g. ``seed`` on Anthropic), so the runner can warn before
+    a run instead of the setting being dropped in silence. Plugin clients must implement it.
+    """
+
+    def unsupported(self, sampling: Sampling) -> list[str]: ...

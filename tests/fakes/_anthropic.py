@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -23,6 +25,7 @@ class _InvalidError(Exception):
     pass
 
 
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _NOT_EMPTY = (
     "all messages must have non-empty content except for the optional final assistant message"
 )
@@ -63,6 +66,50 @@ def _check_blocks(blocks: list[Any], where: str, *, text_only: bool) -> None:
         _check_cache_control(block, f"{here}.")
 
 
+def _check_tools(body: dict[str, Any]) -> None:
+    tools = body.get("tools")
+    names: list[str] = []
+    if tools is not None:
+        if not isinstance(tools, list):
+            raise _InvalidError("tools: Input should be a valid list")
+        for i, tool in enumerate(tools):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str) or not _TOOL_NAME.match(name):
+                raise _InvalidError(
+                    f"tools.{i}.name: String should match pattern {_TOOL_NAME.pattern!r}"
+                )
+            schema = tool.get("input_schema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                raise _InvalidError(f"tools.{i}.input_schema.type: Input should be 'object'")
+            names.append(name)
+    choice = body.get("tool_choice")
+    if choice is None:
+        return
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        raise _InvalidError("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'")
+    if choice["type"] == "tool" and choice.get("name") not in names:
+        raise _InvalidError(f"tool_choice: tool {choice.get('name')!r} not found in tools")
+
+
+def _forced_tool(body: dict[str, Any]) -> str | None:
+    """The tool the request forces (``tool_choice`` ``tool``, or ``any`` with its first tool)."""
+    choice = body.get("tool_choice")
+    tools = body.get("tools") or []
+    if not isinstance(choice, dict) or not tools:
+        return None
+    if choice.get("type") == "tool":
+        return str(choice.get("name"))
+    return str(tools[0]["name"]) if choice.get("type") == "any" else None
+
+
+def _tool_input(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _credential(headers: dict[str, str]) -> str | None:
     """The API key: ``x-api-key``, or an ``Authorization: Bearer`` token (which is what the
     anthropic 2.x SDK sends for ``api_key=``)."""
@@ -77,6 +124,8 @@ class FakeAnthropicServer(FakeServerBase):
 
     Use as a context manager (or ``start()``/``stop()``) and point
     ``anthropic.Anthropic(base_url=server.base_url, api_key=..., max_retries=0)`` at it.
+    A request that forces a tool (``tool_choice``) gets a reply text that is a JSON object
+    back as a ``tool_use`` block whose ``input`` is that object.
     """
 
     MODEL_ID: ClassVar[str] = "fake-claude"
@@ -145,6 +194,7 @@ class FakeAnthropicServer(FakeServerBase):
         if max_tokens < 1:
             raise _InvalidError("max_tokens: Input should be greater than or equal to 1")
         self._validate_messages(body.get("messages"))
+        _check_tools(body)
         _check_cache_control(body, "")
         system = body.get("system")
         if isinstance(system, list):
@@ -204,7 +254,12 @@ class FakeAnthropicServer(FakeServerBase):
     # ----------------------------------------------------------------- replies
 
     def _success_reply(self, req: Request, text: str) -> Reply:
+        """A ``message``. When the request forces a tool and the reply text is a JSON object,
+        the answer is a ``tool_use`` block with that object as its ``input`` (not truncated);
+        other text is answered as a text block, as a gateway that ignores tools would."""
         body = req.body or {}
+        tool = _forced_tool(body)
+        tool_input = _tool_input(text) if tool is not None else None
         stops = body.get("stop_sequences")
         text, matched = cut_at_stop_sequence(text, stops if isinstance(stops, list) else [])
         stop_reason = "stop_sequence" if matched is not None else "end_turn"
@@ -217,12 +272,23 @@ class FakeAnthropicServer(FakeServerBase):
         input_tokens = count_tokens(message_text(body.get("system"))) + sum(
             count_tokens(message_text(m.get("content"))) for m in messages if isinstance(m, dict)
         )
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if tool_input is not None:
+            content = [
+                {
+                    "type": "tool_use",
+                    "id": random_id("toolu_01", 22),
+                    "name": tool,
+                    "input": tool_input,
+                }
+            ]
+            text, stop_reason, matched = json.dumps(tool_input), "tool_use", None
         payload = {
             "id": random_id("msg_01", 22),
             "type": "message",
             "role": "assistant",
             "model": body.get("model", self.MODEL_ID),
-            "content": [{"type": "text", "text": text}],
+            "content": content,
             "stop_reason": stop_reason,
             "stop_sequence": matched,
             "usage": {

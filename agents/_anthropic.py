@@ -1,0 +1,280 @@
+"""Anthropic's Messages API through the official SDK's ``AsyncAnthropic``.
+
+Written directly on the SDK rather than autogen-ext's Anthropic client, which always sends
+``temperature`` as a keyword argument and so breaks on ``anthropic>=1.0``.
+
+Sampling, as found in the installed SDK (2.x) and in what the API is reported to accept:
+
+- ``AsyncMessages.create`` has no ``temperature``, ``top_p`` or ``top_k`` parameters (the SDK
+  removed them in 1.0); the API still accepts ``temperature`` (0 to 1) and ``top_p`` in the
+  JSON body, so they are sent through ``extra_body``.
+- Current Claude models reject ``temperature`` and ``top_p`` in the same request, so when both
+  are set only ``temperature`` is sent and ``top_p`` is reported as unsupported.
+- A ``temperature`` above 1 (fairpanel allows up to 2, OpenAI's range) is outside the API's
+  range; it is reported and not sent.
+- There is no ``seed``: the Messages API cannot make sampling reproducible. It is reported.
+- ``max_tokens`` is required by the API; unset means ``DEFAULT_MAX_TOKENS``.
+
+Some newer models (e.g. Claude Opus 4.7) reject a ``temperature`` altogether; such a
+request fails with the API's own 400 message. Set no temperature for those models.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any, Literal
+
+import anthropic
+from anthropic.types import (
+    AssistantMessageParam,
+    MessageParam,
+    TextBlockParam,
+    ToolChoiceToolParam,
+    ToolParam,
+    UserMessageParam,
+)
+
+from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+
+__all__ = [
+    "ANTHROPIC_URL",
+    "DEFAULT_MAX_TOKENS",
+    "AnthropicClient",
+    "anthropic_unsupported",
+]
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+DEFAULT_MAX_TOKENS = 1024
+_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_FALLBACK_TOOL = "record_answer"
+
+
+def anthropic_unsupported(sampling: Sampling) -> list[str]:
+    """The settings of ``sampling`` that an Anthropic request will not carry (see module doc)."""
+    names: list[str] = []
+    if sampling.temperature is not None and sampling.temperature > 1.0:
+        names.append("temperature")
+    if sampling.top_p is not None and sampling.temperature is not None:
+        names.append("top_p")
+    if sampling.seed is not None:
+        names.append("seed")
+    return names
+
+
+def _sampling_body(sampling: Sampling) -> dict[str, float]:
+    """The sampling settings the API takes, for ``extra_body`` (absent from the SDK's kwargs)."""
+    body: dict[str, float] = {}
+    if sampling.temperature is not None and sampling.temperature <= 1.0:
+        body["temperature"] = sampling.temperature
+    if sampling.top_p is not None and sampling.temperature is None:
+        body["top_p"] = sampling.top_p
+    return body
+
+
+def system_blocks(request: ModelRequest) -> list[TextBlockParam]:
+    """Every system message, in order, as top-level ``system`` text blocks.
+
+    The first block is the context every judge of a trial shares, so it carries the prompt
+    cache breakpoint: the second and later judges read it from the cache. Empty messages are
+    left out (the API rejects empty text blocks).
+    """
+    blocks: list[TextBlockParam] = [
+        {"type": "text", "text": m.content}
+        for m in request.messages
+        if m.role == "system" and m.content
+    ]
+    if blocks:
+        blocks[0]["cache_control"] = {"type": "ephemeral"}
+    return blocks
+
+
+def conversation(request: ModelRequest) -> list[MessageParam]:
+    """User and assistant turns, consecutive same-role messages merged (the API wants turns
+    to alternate; a group chat puts several judges' messages in a row). Empty messages are
+    dropped: the API rejects them and they carry nothing."""
+    merged: list[tuple[Literal["user", "assistant"], str]] = []
+    for message in request.messages:
+        role = message.role
+        if role == "system" or not message.content:
+            continue
+        if merged and merged[-1][0] == role:
+            merged[-1] = (role, f"{merged[-1][1]}\n\n{message.content}")
+        else:
+            merged.append((role, message.content))
+    turns: list[MessageParam] = []
+    for role, text in merged:
+        if role == "user":
+            turns.append(UserMessageParam(role="user", content=text))
+        else:
+            turns.append(AssistantMessageParam(role="assistant", content=text))
+    return turns
+
+
+def answer_tool(response_schema: dict[str, Any]) -> ToolParam:
+    """The single tool the model is forced to call to give a structured answer.
+
+    ``response_schema`` is OpenAI's ``json_schema`` format (``name``, ``schema``); a bare
+    JSON schema is accepted too.
+    """
+    schema = response_schema.get("schema", response_schema)
+    name = str(response_schema.get("name", _FALLBACK_TOOL))
+    if not _TOOL_NAME.match(name):
+        name = _FALLBACK_TOOL
+    return {
+        "name": name,
+        "description": "Give your answer by calling this tool once, with every field filled in.",
+        "input_schema": schema,
+    }
+
+
+class AnthropicClient:
+    """``anthropic/<model>``: one Messages API call per request.
+
+    Structured output uses forced tool use: a single tool whose ``input_schema`` is the answer
+    schema and ``tool_choice`` naming it, and the tool's ``input`` is returned as JSON text.
+    That works on every Claude model and on Anthropic-compatible gateways, while the newer
+    ``output_config`` JSON format is only on some models; the ``input`` arrives as an already
+    parsed object, so there is no prose or code fence to strip. The tool is not ``strict``
+    (also model-dependent); fairpanel validates every answer itself anyway. With
+    ``structured_output: false`` no tool is sent and the answer is the model's text.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_id: str,
+        model_name: str,
+        endpoint: str,
+        base_url: str | None,
+        api_key: str,
+        structured_output: bool,
+        timeout_s: float,
+        max_retries: int,
+    ) -> None:
+        self._model_id = model_id
+        self._model_name = model_name
+        self._endpoint = endpoint
+        self._api_key = api_key
+        self._structured_output = structured_output
+        # base_url is always explicit, so ANTHROPIC_BASE_URL cannot send requests somewhere
+        # other than the endpoint named in the cache keys.
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url or ANTHROPIC_URL,
+            timeout=timeout_s,
+            max_retries=max_retries,
+        )
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    def unsupported(self, sampling: Sampling) -> list[str]:
+        return anthropic_unsupported(sampling)
+
+    def _fail(self, detail: str, *, retryable: bool) -> ModelCallError:
+        """An error naming the model; the key is scrubbed in case a server echoed it."""
+        message = f"{self._model_id}: {detail}"
+        if self._api_key:
+            message = message.replace(self._api_key, "[redacted]")
+        return ModelCallError(message, retryable=retryable)
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        tool = (
+            answer_tool(request.response_schema)
+            if request.response_schema is not None and self._structured_output
+            else None
+        )
+        system = system_blocks(request)
+        extra_body = _sampling_body(request.sampling)
+        started = time.perf_counter()
+        try:
+            message = await self._client.messages.create(
+                model=self._model_name,
+                max_tokens=request.sampling.max_tokens or DEFAULT_MAX_TOKENS,
+                messages=conversation(request),
+                system=system if system else anthropic.omit,
+                tools=[tool] if tool is not None else anthropic.omit,
+                tool_choice=_force(tool) if tool is not None else anthropic.omit,
+                extra_body=extra_body or None,
+            )
+        except anthropic.APIStatusError as exc:
+            raise self._fail(
+                f"HTTP {exc.status_code}: {_error_detail(exc.body)}",
+                retryable=exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500,
+            ) from exc
+        except anthropic.APIConnectionError as exc:  # includes APITimeoutError
+            raise self._fail(type(exc).__name__, retryable=True) from exc
+        except (anthropic.APIError, ValueError, TypeError, AttributeError, KeyError) as exc:
+            # The SDK lets a 200 whose body is not JSON escape as json.JSONDecodeError.
+            raise self._fail(
+                f"unusable response ({type(exc).__name__}: {exc})", retryable=True
+            ) from exc
+        except anthropic.AnthropicError as exc:
+            raise self._fail(f"{type(exc).__name__}: {exc}", retryable=False) from exc
+        text = self._text_of(message, tool)
+        return ModelReply(
+            text=text,
+            usage=_usage_of(message),
+            finish_reason=message.stop_reason,
+            latency_s=time.perf_counter() - started,
+        )
+
+    def _text_of(self, message: Any, tool: ToolParam | None) -> str:
+        """The forced tool's input as JSON text, else the text blocks joined.
+
+        The SDK does not validate bodies: a reply without a ``content`` list gets here and is
+        a retryable error. A reply with text instead of the tool call (a gateway ignoring
+        tools) is returned as text, for the judge's tolerant parser and re-asks.
+        """
+        content = getattr(message, "content", None)
+        if not isinstance(content, list):
+            raise self._fail("reply had no content list", retryable=True)
+        if tool is not None:
+            for block in content:
+                if getattr(block, "type", None) == "tool_use" and block.name == tool["name"]:
+                    return json.dumps(block.input, ensure_ascii=False)
+        return "".join(
+            block.text
+            for block in content
+            if getattr(block, "type", None) == "text" and isinstance(block.text, str)
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _error_detail(body: object) -> str:
+    """``error.type: error.message`` from an Anthropic error body (read from the body, which
+    every SDK version keeps, rather than attributes that newer versions add)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return "error"
+    parts = [str(error[key]) for key in ("type", "message") if error.get(key)]
+    return ": ".join(parts) or "error"
+
+
+def _force(tool: ToolParam) -> ToolChoiceToolParam:
+    return {"type": "tool", "name": tool["name"]}
+
+
+def _usage_of(message: Any) -> Usage:
+    """Anthropic's ``input_tokens`` leaves out cache reads and writes; ``prompt_tokens`` is
+    their sum, so it counts every input token as OpenAI's does, with the reads as cached."""
+    usage = getattr(message, "usage", None)
+    if usage is None:
+        return Usage()
+    read = usage.cache_read_input_tokens or 0
+    written = usage.cache_creation_input_tokens or 0
+    return Usage(
+        prompt_tokens=(usage.input_tokens or 0) + read + written,
+        completion_tokens=usage.output_tokens or 0,
+        cached_tokens=read,
+    )
