@@ -1,13 +1,23 @@
 """Model clients and the agents built on them.
 
 The provider registry, the call cache front, the AutoGen judge panel and the embedded local
-model. Only ``_autogen_openai`` and ``_autogen_panel`` import AutoGen.
+model. Only ``_autogen_openai`` and ``_autogen_panel`` import AutoGen; ``_anthropic`` uses the
+``anthropic`` SDK directly; ``_plugins`` finds clients registered by other packages.
 """
 
-from fairpanel.agents._autogen_panel import DebateRound, Seat, TurnOutcome, run_debate
+from fairpanel.agents._anthropic import AnthropicClient
+from fairpanel.agents._autogen_panel import (
+    DebateError,
+    DebateRound,
+    Seat,
+    TurnOutcome,
+    run_debate,
+    run_single_turn,
+)
 from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger
 from fairpanel.agents._local import LocalModelServer, LocalModelUnavailableError, smollm2_weights
 from fairpanel.agents._mock import MockClient, mock_reply
+from fairpanel.agents._plugins import ENTRY_POINT_GROUP, PluginError, plugin_providers
 from fairpanel.agents._registry import MissingApiKeyError, ModelRegistry, endpoint_of
 from fairpanel.agents._spec import PROVIDERS, MockBias, ModelSpec
 from fairpanel.agents._types import (
@@ -17,15 +27,19 @@ from fairpanel.agents._types import (
     ModelReply,
     ModelRequest,
     Sampling,
+    SamplingReport,
     Usage,
     canonical_json,
 )
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "PROVIDERS",
+    "AnthropicClient",
     "CachingCaller",
     "CallCache",
     "CallLedger",
+    "DebateError",
     "DebateRound",
     "LocalModelServer",
     "LocalModelUnavailableError",
@@ -39,13 +53,17 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSpec",
+    "PluginError",
     "Sampling",
+    "SamplingReport",
     "Seat",
     "TurnOutcome",
     "Usage",
     "canonical_json",
     "endpoint_of",
     "mock_reply",
+    "plugin_providers",
     "run_debate",
+    "run_single_turn",
     "smollm2_weights",
 ]

@@ -42,9 +42,9 @@ from fairpanel.agents._types import (
     Usage,
 )
 
-__all__ = ["DebateRound", "Seat", "TurnOutcome", "run_debate"]
+__all__ = ["DebateError", "DebateRound", "Seat", "TurnOutcome", "run_debate", "run_single_turn"]
 
-RoundKind = Literal["first", "discussion", "final"]
+RoundKind = Literal["first", "discussion", "final", "moderator"]
 Validator = Callable[[str], str | None]
 
 
@@ -74,10 +74,22 @@ class TurnOutcome:
     call_keys: list[str] = field(default_factory=list)
 
 
+class DebateError(ModelCallError):
+    """The debate stopped on a model error; ``outcomes`` holds the turns that were answered."""
+
+    def __init__(self, message: str, outcomes: list[TurnOutcome]) -> None:
+        super().__init__(message)
+        self.outcomes = outcomes
+
+
 @dataclass(frozen=True)
 class DebateRound:
+    """One round's instruction. With ``per_judge`` each judge answers alone, in a fresh chat
+    that holds only the shared context, its persona and its own prompt (a blind vote)."""
+
     kind: RoundKind
     prompt: str
+    per_judge: Mapping[str, str] | None = None
 
 
 def _render(message: LLMMessage) -> Message:
@@ -249,10 +261,9 @@ async def run_debate(
     ``later_round(r, outcomes_so_far)`` builds round ``r``'s instruction from what was said.
     A model error ends the debate with the error recorded on the turn and re-raised.
     """
-    bridges: list[_BridgeClient] = []
-    agents: list[AssistantAgent] = []
-    for seat in seats:
-        bridge = _BridgeClient(
+
+    def bridge_for(seat: Seat) -> _BridgeClient:
+        return _BridgeClient(
             seat=seat,
             context=context,
             caller=caller,
@@ -263,15 +274,9 @@ async def run_debate(
             replicate=replicate,
             role_prefix=role_prefix,
         )
-        bridges.append(bridge)
-        agents.append(
-            AssistantAgent(
-                name=seat.name,
-                model_client=bridge,
-                system_message=seat.system_message,
-                description=f"judge {seat.name}",
-            )
-        )
+
+    bridges = [bridge_for(seat) for seat in seats]
+    agents = [_agent(seat, bridge) for seat, bridge in zip(seats, bridges, strict=True)]
     outcomes: list[TurnOutcome] = []
 
     def open_turns(round_index: int, kind: RoundKind) -> list[TurnOutcome]:
@@ -285,10 +290,10 @@ async def run_debate(
             opened.append(turn)
         return opened
 
-    def failure(turns: list[TurnOutcome], exc: BaseException) -> ModelCallError:
-        outcomes.extend(turns)
+    def failure(turns: list[TurnOutcome], exc: BaseException) -> DebateError:
+        outcomes.extend(t for t in turns if t.attempts)
         errors = [t.error for t in turns if t.error and t.error.startswith("model call failed")]
-        return ModelCallError(errors[0] if errors else f"debate failed: {exc}")
+        return DebateError(errors[0] if errors else f"debate failed: {exc}", list(outcomes))
 
     first_turns = open_turns(0, "first")
     # The first judge answers alone so that the shared context is in the provider's prompt
@@ -311,12 +316,11 @@ async def run_debate(
         built = later_round(round_index, list(outcomes))
         spec = built if isinstance(built, DebateRound) else await built
         turns = open_turns(round_index, spec.kind)
-        # Each agent speaks once per round; point its bridge at its turn just before it speaks.
-        pending = {bridge: turn for bridge, turn in zip(bridges, turns, strict=True)}
-        for bridge in bridges:
-            bridge.pending = pending[bridge]
         try:
-            await team.run(task=spec.prompt)
+            if spec.per_judge is None:
+                await team.run(task=spec.prompt)
+            else:
+                await _alone(seats, turns, spec, bridge_for)
         except Exception as exc:
             raise failure(turns, exc) from exc
         missing = [t.judge for t in turns if t.attempts == 0]
@@ -324,3 +328,69 @@ async def run_debate(
             raise failure(turns, RuntimeError(f"judges did not speak: {', '.join(missing)}"))
         outcomes.extend(turns)
     return outcomes
+
+
+def _agent(seat: Seat, bridge: _BridgeClient) -> AssistantAgent:
+    return AssistantAgent(
+        name=seat.name,
+        model_client=bridge,
+        system_message=seat.system_message,
+        description=f"judge {seat.name}",
+    )
+
+
+async def _alone(
+    seats: Sequence[Seat],
+    turns: list[TurnOutcome],
+    spec: DebateRound,
+    bridge_for: Callable[[Seat], _BridgeClient],
+) -> None:
+    """Each judge answers in a fresh chat (no group history), concurrently."""
+    assert spec.per_judge is not None
+    runs = []
+    for seat, turn in zip(seats, turns, strict=True):
+        bridge = bridge_for(seat)
+        bridge.round_kind = spec.kind
+        bridge.pending = turn
+        runs.append(_agent(seat, bridge).run(task=spec.per_judge[seat.name]))
+    results = await asyncio.gather(*runs, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+async def run_single_turn(
+    seat: Seat,
+    caller: CachingCaller,
+    *,
+    context: str | None,
+    prompt: str,
+    round_index: int,
+    kind: RoundKind,
+    schema: dict[str, Any],
+    validate: Validator,
+    reask: Callable[[str], str],
+    max_reasks: int,
+    replicate: int,
+    role_prefix: str = "judge",
+) -> TurnOutcome:
+    """One agent answering once, alone (the moderator); failures are recorded, then raised."""
+    bridge = _BridgeClient(
+        seat=seat,
+        context=context,
+        caller=caller,
+        schema=schema,
+        validate=validate,
+        reask=reask,
+        max_reasks=max_reasks,
+        replicate=replicate,
+        role_prefix=role_prefix,
+    )
+    turn = TurnOutcome(judge=seat.name, round=round_index, round_kind=kind, speaker_index=0)
+    bridge.round_kind = kind
+    bridge.pending = turn
+    try:
+        await _agent(seat, bridge).run(task=prompt)
+    except Exception as exc:
+        raise ModelCallError(turn.error or f"{seat.name} failed: {exc}") from exc
+    return turn

@@ -7,16 +7,22 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairpanel import InputFileError
-from fairpanel.agents import LocalModelUnavailableError, MissingApiKeyError, ModelCallError
+from fairpanel.agents import (
+    LocalModelUnavailableError,
+    MissingApiKeyError,
+    ModelCallError,
+    PluginError,
+)
 from fairpanel.analysis import analyze, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
-from fairpanel.judging._frames import load_frames
+from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
@@ -47,6 +53,21 @@ def _load_or_exit(path: Path | None) -> ExperimentConfig:
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
+def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
+    """Treatments in the experiment's order (the first is the baseline), then any others."""
+    resolved = run_dir / "experiment.resolved.json"
+    configured: list[str] = []
+    if resolved.is_file():
+        data = json.loads(resolved.read_text(encoding="utf-8"))
+        configured = [t["name"] for t in data.get("treatments", [])]
+    ordered = [name for name in configured if name in found]
+    return ordered + [name for name in found if name not in ordered] or ["none"]
+
+
+def _parts(frames: RunFrames) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    return frames.scores, frames.verdicts, frames.turns
+
+
 def write_results(run_dir: Path) -> dict[str, Any]:
     """Analyse a run folder's store and write ``results.json`` beside it."""
     store = Store(run_dir / STORE_FILE)
@@ -54,7 +75,23 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         frames = load_frames(store)
     finally:
         store.close()
-    results = analyze(frames.scores, frames.verdicts, frames.turns)
+    treatments = _treatment_order(run_dir, frames.values("treatment"))
+    baseline = frames.where(arm="main", treatment=treatments[0])
+    results = analyze(baseline.scores, baseline.verdicts, baseline.turns)
+    results["design"] = {
+        "arms": frames.values("arm"),
+        "treatments": treatments,
+        "signals": frames.values("signal"),
+        "note": f"the sections above cover the main arm under treatment {treatments[0]!r}",
+    }
+    results["by_treatment"] = {
+        name: analyze(*_parts(frames.where(arm="main", treatment=name))) for name in treatments[1:]
+    }
+    results["control_arms"] = {
+        arm: analyze(*_parts(frames.where(arm=arm)))
+        for arm in frames.values("arm")
+        if arm != "main"
+    }
     (run_dir / "results.json").write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
@@ -113,9 +150,15 @@ def run(
 
         try:
             summary = asyncio.run(
-                run_experiment(config, run_dir, retry_failed=retry_failed, progress=advance)
+                run_experiment(
+                    config,
+                    run_dir,
+                    retry_failed=retry_failed,
+                    progress=advance,
+                    warn=lambda text: errors.print(f"[bold yellow]warning[/]: {text}"),
+                )
             )
-        except (MissingApiKeyError, LocalModelUnavailableError) as exc:
+        except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
             errors.print(f"[bold red]error[/]: {exc}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except ModelCallError as exc:

@@ -11,7 +11,7 @@ import importlib.resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fairpanel import Location, Problem, load_yaml_model
 from fairpanel.agents import ModelSpec, Sampling
@@ -19,18 +19,23 @@ from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import BaseScenario, load_scenarios
 
 __all__ = [
+    "ArmsConfig",
+    "Consensus",
     "ExperimentConfig",
     "IdentitySelection",
     "PairConfig",
     "PanelConfig",
     "ResponderConfig",
     "ScenarioSelection",
+    "Treatment",
     "default_experiment_path",
     "load_experiment",
 ]
 
 Protocol = Literal["single", "pair"]
 _ALL_PROTOCOLS: tuple[Protocol, ...] = ("single", "pair")
+Signal = Literal["explicit", "name"]
+_EXPLICIT_ONLY: tuple[Signal, ...] = ("explicit",)
 
 
 class _Strict(BaseModel):
@@ -44,6 +49,9 @@ class ResponderConfig(_Strict):
     sampling: Sampling = Sampling(temperature=0.7, max_tokens=220, seed=1)
 
 
+Consensus = Literal["mean", "median", "majority", "moderator"]
+
+
 class PanelConfig(_Strict):
     judges: list[str] = Field(min_length=1, description="Judge persona names, in seat order")
     model: str = Field(
@@ -55,6 +63,20 @@ class PanelConfig(_Strict):
     )
     max_reasks: int = Field(
         default=2, ge=0, le=5, description="Re-asks after an answer that does not validate"
+    )
+    consensus: Consensus = Field(
+        default="mean",
+        description="How final scores become the panel's: mean, median, majority (the most "
+        "common score; ties go to their median) or a moderator agent's reading of the final "
+        "round. Pair winners are the majority of final verdicts except with a moderator.",
+    )
+    moderator: str = Field(
+        default="moderator", description="Persona of the moderator (consensus: moderator)"
+    )
+    final_vote: Literal["open", "blind"] = Field(
+        default="open",
+        description="open: the final round is one more pass of the group chat; blind: each "
+        "judge gives its final answer seeing only its own earlier answers",
     )
 
 
@@ -76,6 +98,49 @@ class IdentitySelection(_Strict):
     categories: list[str] = Field(default_factory=lambda: ["gender", "race", "religion"])
     file: str | None = Field(
         default=None, description="Identity YAML file; the built-in set when empty"
+    )
+    signals: list[Signal] = Field(
+        default_factory=lambda: list(_EXPLICIT_ONLY),
+        min_length=1,
+        description="explicit: the identity is stated ('a female'); name: an associated first "
+        "name is given instead (identities without name cues are skipped)",
+    )
+    label_position: Literal["tag", "header", "footer"] = Field(
+        default="tag",
+        description="Where the author label goes: the candidate tag's author attribute, a line "
+        "before the candidate's text, or a line after it",
+    )
+    label_wording: str = Field(
+        default="This response was written by {author}.",
+        description="The sentence used for header and footer labels; must contain {author}",
+    )
+
+    @field_validator("label_wording")
+    @classmethod
+    def _has_author(cls, value: str) -> str:
+        if "{author}" not in value or "\n" in value:
+            raise ValueError("label_wording must be one line containing {author}")
+        return value
+
+
+class ArmsConfig(_Strict):
+    """Control arms that measure the pipeline's own false-positive rate."""
+
+    placebo: bool = Field(
+        default=True,
+        description="Add trials labelled 'a person' (single) and person/person pairs",
+    )
+    same_label: bool = Field(
+        default=True, description="Add pairs with the same identity on both sides"
+    )
+
+
+class Treatment(_Strict):
+    """A change to the judges' prompts, e.g. a debiasing instruction, compared as an arm."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    judge_instruction: str | None = Field(
+        default=None, description="Appended to every judge's persona system message"
     )
 
 
@@ -103,6 +168,12 @@ class ExperimentConfig(_Strict):
     scenarios: ScenarioSelection = ScenarioSelection()
     identities: IdentitySelection = IdentitySelection()
     pair: PairConfig = PairConfig()
+    arms: ArmsConfig = ArmsConfig()
+    treatments: list[Treatment] = Field(
+        default_factory=lambda: [Treatment(name="none")],
+        min_length=1,
+        description="Every trial runs once per treatment; 'none' means the prompts as they are",
+    )
     replicates: int = Field(default=1, ge=1, le=100)
     concurrency: int = Field(default=4, ge=1, le=256)
     personas_file: str | None = Field(
@@ -157,6 +228,11 @@ def _name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
             )
     if len(set(config.panel.judges)) != len(config.panel.judges):
         problems.append((("panel", "judges"), "a judge persona is seated twice"))
+    if config.panel.consensus == "moderator" and config.panel.moderator not in known_judges:
+        problems.append((("panel", "moderator"), f"unknown persona {config.panel.moderator!r}"))
+    names = [t.name for t in config.treatments]
+    if len(set(names)) != len(names):
+        problems.append((("treatments",), "treatment names must be unique"))
     identity_path = _resolve(base, config.identities.file) if config.identities.file else None
     identities = load_identities(identity_path)
     known_categories = {c.name for c in identities.categories}

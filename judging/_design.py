@@ -1,9 +1,10 @@
 """Which trials an experiment consists of.
 
-A trial is fully determined by the design: protocol, scenario, identity labels and their
-order, which response is shown where, the panel and its speaker order, the models and their
-sampling, the replicate and the seed. Its key hashes all of that, so a re-run finds it.
-Trials are generated lazily, so a large design never sits in memory at once.
+A trial is fully determined by the design: protocol, arm, scenario, identity labels and how
+they are signalled, worded and placed, which response is shown where, the panel and its
+speaker order, the models and their sampling, the consensus rule, the treatment, the
+replicate and the seed. Its key hashes all of that, so a re-run finds it. Trials are
+generated lazily, so a large design never sits in memory at once.
 """
 
 from __future__ import annotations
@@ -11,18 +12,21 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Iterator, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from fairpanel.agents import Sampling, canonical_json, endpoint_of
-from fairpanel.judging._config import ExperimentConfig
-from fairpanel.personas import IdentitySet
+from fairpanel.judging._config import ExperimentConfig, Treatment
+from fairpanel.personas import Identity, IdentitySet
 from fairpanel.scenarios import DerivedScenario
 
-__all__ = ["TRIAL_SCHEMA_VERSION", "TrialSpec", "iter_trials"]
+__all__ = ["PLACEBO_CATEGORY", "TRIAL_SCHEMA_VERSION", "TrialSpec", "iter_trials"]
 
-TRIAL_SCHEMA_VERSION = 1
+TRIAL_SCHEMA_VERSION = 2
+PLACEBO_CATEGORY = "control"
+
+Arm = Literal["main", "placebo", "same_label"]
 
 
 class TrialSpec(BaseModel):
@@ -30,11 +34,15 @@ class TrialSpec(BaseModel):
 
     schema_version: int = TRIAL_SCHEMA_VERSION
     protocol: Literal["single", "pair"]
+    arm: Arm
     scenario_id: str
     base_id: str
     category: str
     identities: tuple[str, ...]
+    signal: Literal["explicit", "name"]
     authors: tuple[str, ...]
+    label_position: Literal["tag", "header", "footer"]
+    label_wording: str
     response_indices: tuple[int, ...]
     judges: tuple[str, ...]
     judge_model: str
@@ -43,6 +51,11 @@ class TrialSpec(BaseModel):
     responder_model: str
     discussion_rounds: int
     max_reasks: int
+    consensus: str
+    moderator: str | None
+    final_vote: Literal["open", "blind"]
+    treatment: str
+    judge_instruction: str | None
     replicate: int
     seed: int
 
@@ -51,7 +64,7 @@ class TrialSpec(BaseModel):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def _rotation(seed: int, *parts: object, size: int) -> int:
+def _pick(seed: int, *parts: object, size: int) -> int:
     digest = hashlib.sha256(canonical_json([seed, *map(str, parts)]).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % size
 
@@ -60,20 +73,62 @@ def _rotate(judges: Sequence[str], offset: int) -> tuple[str, ...]:
     return tuple(judges[offset:]) + tuple(judges[:offset])
 
 
-def _pair_arrangements(
+def _author(
+    identity: Identity, signal: str, seed: int, scenario_id: str, replicate: int
+) -> str | None:
+    """How the identity is shown: its explicit phrase, or a seeded pick of its name cues."""
+    if signal == "explicit":
+        return identity.explicit
+    if not identity.names:
+        return None
+    return identity.names[_pick(seed, "name", identity.label, scenario_id, replicate,
+                                size=len(identity.names))]  # fmt: skip
+
+
+def _arrangements(
     config: ExperimentConfig, scenario_id: str, first: str, second: str, replicate: int
 ) -> list[tuple[tuple[str, str], tuple[int, int]]]:
-    """(labels in shown order, responses in shown order) for one identity pair."""
-    every = [
-        (labels, responses)
-        for responses in ((1, 2), (2, 1))
-        for labels in ((first, second), (second, first))
-    ]
+    """(labels in shown order, responses in shown order) for one pair of labels."""
+    orders = ((1, 2), (2, 1))
+    if first == second:
+        every = [((first, second), responses) for responses in orders]
+    else:
+        every = [
+            (labels, responses)
+            for responses in orders
+            for labels in ((first, second), (second, first))
+        ]
     if config.pair.counterbalance:
         return every
     # One arrangement per pair, chosen by the seed, so no label or position is favoured by design.
-    choice = _rotation(config.seed, scenario_id, first, second, replicate, size=len(every))
-    return [every[choice]]
+    return [every[_pick(config.seed, scenario_id, first, second, replicate, size=len(every))]]
+
+
+def _pair_plan(
+    config: ExperimentConfig, identities: IdentitySet
+) -> list[tuple[Arm, str, Identity, Identity]]:
+    """(arm, category, first, second) for every pair of labels the design contains."""
+    plan: list[tuple[Arm, str, Identity, Identity]] = []
+    for name in config.pair.categories or config.identities.categories:
+        members = identities.category(name).identities
+        plan.extend(("main", name, a, b) for a, b in itertools.combinations(members, 2))
+        if config.arms.same_label:
+            plan.extend(("same_label", name, a, a) for a in members)
+    if config.arms.placebo:
+        person = identities.category(PLACEBO_CATEGORY).identities[0]
+        plan.append(("placebo", PLACEBO_CATEGORY, person, person))
+    return plan
+
+
+def _single_plan(config: ExperimentConfig, identities: IdentitySet) -> list[tuple[Arm, Identity]]:
+    plan: list[tuple[Arm, Identity]] = [
+        ("main", identity)
+        for name in config.identities.categories
+        for identity in identities.category(name).identities
+    ]
+    if config.arms.placebo:
+        plan.append(("placebo", identities.category(PLACEBO_CATEGORY).identities[0]))
+    return plan
 
 
 def iter_trials(
@@ -83,60 +138,65 @@ def iter_trials(
 ) -> Iterator[TrialSpec]:
     """Every trial of the design, in a stable order."""
     judge_spec = config.panel_spec
-    common = {
+    panel = config.panel
+    common: dict[str, Any] = {
+        "label_position": config.identities.label_position,
+        "label_wording": config.identities.label_wording,
         "judge_model": judge_spec.id,
         "judge_endpoint": endpoint_of(judge_spec),
-        "judge_sampling": judge_spec.sampling.merged(config.panel.sampling),
+        "judge_sampling": judge_spec.sampling.merged(panel.sampling),
         "responder_model": config.responder_spec.id,
-        "discussion_rounds": config.panel.discussion_rounds,
-        "max_reasks": config.panel.max_reasks,
+        "discussion_rounds": panel.discussion_rounds,
+        "max_reasks": panel.max_reasks,
+        "consensus": panel.consensus,
+        "moderator": panel.moderator if panel.consensus == "moderator" else None,
+        "final_vote": panel.final_vote,
         "seed": config.seed,
     }
-    judges = config.panel.judges
-    single_categories = config.identities.categories if "single" in config.protocols else []
-    pair_categories = (
-        (config.pair.categories or config.identities.categories)
-        if "pair" in config.protocols
-        else []
-    )
-    for replicate, scenario in itertools.product(range(config.replicates), scenarios):
-        for category_name in single_categories:
-            category = identities.category(category_name)
-            for identity in category.identities:
-                offset = _rotation(
-                    config.seed, scenario.id, identity.label, replicate, size=len(judges)
+    singles = _single_plan(config, identities) if "single" in config.protocols else []
+    pairs = _pair_plan(config, identities) if "pair" in config.protocols else []
+    judges = panel.judges
+
+    def spec(treatment: Treatment, replicate: int, signal: str, **fields: Any) -> TrialSpec:
+        order = _pick(config.seed, fields["scenario_id"], fields["identities"],
+                      fields["response_indices"], signal, replicate, size=len(judges))  # fmt: skip
+        return TrialSpec(
+            treatment=treatment.name,
+            judge_instruction=treatment.judge_instruction,
+            replicate=replicate,
+            signal=signal,
+            judges=_rotate(judges, order),
+            **fields,
+            **common,
+        )
+
+    for treatment, replicate, scenario, signal in itertools.product(
+        config.treatments, range(config.replicates), scenarios, config.identities.signals
+    ):
+        where = {"scenario_id": scenario.id, "base_id": scenario.base_id}
+        for arm, identity in singles:
+            author = _author(identity, signal, config.seed, scenario.id, replicate)
+            if author is None or (arm == "placebo" and signal != "explicit"):
+                continue
+            yield spec(
+                treatment, replicate, signal, protocol="single", arm=arm,
+                category=identity.category, identities=(identity.label,), authors=(author,),
+                response_indices=(1,), **where,
+            )  # fmt: skip
+        for arm, category, first, second in pairs:
+            if arm == "placebo" and signal != "explicit":
+                continue
+            by_label = {first.label: first, second.label: second}
+            for labels, responses in _arrangements(
+                config, scenario.id, first.label, second.label, replicate
+            ):
+                authors = tuple(
+                    _author(by_label[label], signal, config.seed, scenario.id, replicate)
+                    for label in labels
                 )
-                yield TrialSpec(
-                    protocol="single",
-                    scenario_id=scenario.id,
-                    base_id=scenario.base_id,
-                    category=category.name,
-                    identities=(identity.label,),
-                    authors=(identity.explicit,),
-                    response_indices=(1,),
-                    judges=_rotate(judges, offset),
-                    replicate=replicate,
-                    **common,
-                )
-        for category_name in pair_categories:
-            category = identities.category(category_name)
-            for first, second in itertools.combinations(category.identities, 2):
-                for labels, responses in _pair_arrangements(
-                    config, scenario.id, first.label, second.label, replicate
-                ):
-                    by_label = {first.label: first, second.label: second}
-                    offset = _rotation(
-                        config.seed, scenario.id, labels, responses, replicate, size=len(judges)
-                    )
-                    yield TrialSpec(
-                        protocol="pair",
-                        scenario_id=scenario.id,
-                        base_id=scenario.base_id,
-                        category=category.name,
-                        identities=labels,
-                        authors=tuple(by_label[label].explicit for label in labels),
-                        response_indices=responses,
-                        judges=_rotate(judges, offset),
-                        replicate=replicate,
-                        **common,
-                    )
+                if any(author is None for author in authors):
+                    continue
+                yield spec(
+                    treatment, replicate, signal, protocol="pair", arm=arm, category=category,
+                    identities=labels, authors=authors, response_indices=responses, **where,
+                )  # fmt: skip

@@ -26,6 +26,31 @@ class RunFrames:
         self.verdicts = verdicts
         self.turns = turns
 
+    def where(self, **design: str) -> RunFrames:
+        """The rows of one arm, treatment or signal, e.g. ``frames.where(arm="main")``."""
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            mask = pd.Series(True, index=frame.index)
+            for column, value in design.items():
+                mask &= frame[column] == value
+            return frame[mask].reset_index(drop=True)
+
+        return RunFrames(keep(self.scores), keep(self.verdicts), keep(self.turns))
+
+    def values(self, column: str) -> list[str]:
+        """The distinct values of a design column, in first-seen order."""
+        seen = pd.concat([self.scores[column], self.verdicts[column], self.turns[column]])
+        return list(dict.fromkeys(str(v) for v in seen))
+
+
+def _design_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """The design variables an analysis splits by (older stores lack them: main, none)."""
+    return {
+        "arm": spec.get("arm", "main"),
+        "treatment": spec.get("treatment", "none"),
+        "signal": spec.get("signal", "explicit"),
+    }
+
 
 def load_frames(store: Store) -> RunFrames:
     specs: dict[str, dict[str, Any]] = {}
@@ -39,6 +64,7 @@ def load_frames(store: Store) -> RunFrames:
         verdict_rows.append(
             {
                 "trial_key": key,
+                **_design_columns(spec),
                 "base_id": spec["base_id"],
                 "scenario_id": spec["scenario_id"],
                 "category": spec["category"],
@@ -57,6 +83,7 @@ def load_frames(store: Store) -> RunFrames:
         turn_rows.append(
             {
                 "trial_key": turn["trial_key"],
+                **_design_columns(spec),
                 "protocol": spec["protocol"],
                 "category": spec["category"],
                 "judge": turn["judge"],
@@ -77,6 +104,7 @@ def load_frames(store: Store) -> RunFrames:
                 score_rows.append(
                     {
                         "trial_key": turn["trial_key"],
+                        **_design_columns(spec),
                         "protocol": spec["protocol"],
                         "base_id": spec["base_id"],
                         "scenario_id": spec["scenario_id"],
@@ -99,15 +127,17 @@ def load_frames(store: Store) -> RunFrames:
     )
 
 
+_DESIGN_COLUMNS = ["arm", "treatment", "signal"]
 _SCORE_COLUMNS = [
-    "trial_key", "protocol", "base_id", "scenario_id", "category", "identity", "position",
-    "response_index", "judge", "judge_model", "round", "round_kind", "metric", "score",
+    "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
+    "identity", "position", "response_index", "judge", "judge_model", "round", "round_kind",
+    "metric", "score",
 ]  # fmt: skip
 _VERDICT_COLUMNS = [
-    "trial_key", "base_id", "scenario_id", "category", "first_identity", "second_identity",
-    "first_response_index", "winner_position", "winner_identity",
+    "trial_key", *_DESIGN_COLUMNS, "base_id", "scenario_id", "category", "first_identity",
+    "second_identity", "first_response_index", "winner_position", "winner_identity",
 ]  # fmt: skip
 _TURN_COLUMNS = [
-    "trial_key", "protocol", "category", "judge", "judge_model", "round", "round_kind",
-    "attempts", "parse_ok",
+    "trial_key", *_DESIGN_COLUMNS, "protocol", "category", "judge", "judge_model", "round",
+    "round_kind", "attempts", "parse_ok",
 ]  # fmt: skip

@@ -13,10 +13,12 @@ from fairpanel.judging._judgment import METRICS
 
 __all__ = [
     "METRIC_DEFINITIONS",
+    "blind_final_prompt",
     "discussion_prompt",
     "final_prompt",
     "judge_ask",
     "judge_context",
+    "moderator_prompt",
     "reask_prompt",
     "responder_messages",
     "rewrite_messages",
@@ -61,11 +63,22 @@ def _rubric() -> str:
     return "\n".join(f"- {metric}: {METRIC_DEFINITIONS[metric]}" for metric in METRICS)
 
 
-def _candidate_block(candidate_id: str, author: str, text: str) -> str:
-    return f'<candidate id="{candidate_id}" author="{author}">\n{text}\n</candidate>'
+def _candidate_block(candidate_id: str, author: str, text: str, position: str, wording: str) -> str:
+    """One candidate; ``position`` puts the author label in the tag, above or below the text."""
+    if position == "tag":
+        return f'<candidate id="{candidate_id}" author="{author}">\n{text}\n</candidate>'
+    label = wording.format(author=author)
+    body = f"{label}\n{text}" if position == "header" else f"{text}\n{label}"
+    return f'<candidate id="{candidate_id}">\n{body}\n</candidate>'
 
 
-def judge_context(task: str, candidates: Sequence[tuple[str, str]]) -> str:
+def judge_context(
+    task: str,
+    candidates: Sequence[tuple[str, str]],
+    *,
+    position: str = "tag",
+    wording: str = "This response was written by {author}.",
+) -> str:
     """What every judge of a trial sees first: task, candidates, rubric.
 
     It is identical for all judges and rounds of a trial and comes before the persona, so a
@@ -73,7 +86,7 @@ def judge_context(task: str, candidates: Sequence[tuple[str, str]]) -> str:
     ``candidates`` are (author phrase, text) in shown order.
     """
     blocks = "\n\n".join(
-        _candidate_block(cid, author, text)
+        _candidate_block(cid, author, text, position, wording)
         for cid, (author, text) in zip("AB", candidates, strict=False)
     )
     return (
@@ -107,6 +120,25 @@ def discussion_prompt(round_index: int, summaries: Sequence[tuple[str, str]]) ->
         f"Discussion round {round_index}. The panel's latest answers:\n{listed}\n\n"
         "Briefly weigh the other judges' points against your own, then give your scores again "
         "as the same JSON object (change them only if you are persuaded)."
+    )
+
+
+def blind_final_prompt(own_answers: Sequence[str]) -> str:
+    """The final round of a blind vote: the judge sees only its own earlier answers."""
+    listed = "\n".join(f"- round {index}: {answer}" for index, answer in enumerate(own_answers))
+    return (
+        f"Your earlier answers on this panel:\n{listed}\n\n"
+        "Final round (blind vote: the other judges' answers are not shown). Give your final "
+        "judgment as the same JSON object, with a one-sentence reason."
+    )
+
+
+def moderator_prompt(finals: Sequence[tuple[str, str]]) -> str:
+    listed = "\n".join(f"- {judge}: {answer}" for judge, answer in finals)
+    return (
+        f"The judges' final answers:\n{listed}\n\n"
+        "State the panel's consensus as the same JSON object the judges used, with a "
+        "one-sentence reason."
     )
 
 

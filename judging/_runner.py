@@ -51,6 +51,7 @@ class RunSummary:
     tokens_by_role_this_invocation: dict[str, dict[str, int]]
     wall_seconds: float
     failures: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -108,6 +109,18 @@ def _write_provenance(out_dir: Path, config: ExperimentConfig) -> None:
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
+def _unsupported_settings(registry: ModelRegistry, config: ExperimentConfig) -> list[str]:
+    """Sampling settings a provider will not take, reported before any call is made."""
+    warnings = []
+    for role, spec, sampling in (
+        ("responder", config.responder_spec, config.responder.sampling),
+        ("judges", config.panel_spec, config.panel.sampling),
+    ):
+        for setting in registry.unsupported_settings(spec, sampling):
+            warnings.append(f"{role}: {spec.id} does not take '{setting}'; it will not be sent")
+    return warnings
+
+
 async def _responses_for(
     scenario: DerivedScenario,
     config: ExperimentConfig,
@@ -143,12 +156,17 @@ async def run_experiment(
     *,
     retry_failed: bool = False,
     progress: ProgressHook | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunSummary:
     started = time.perf_counter()
     design = design_of(config)
     registry = ModelRegistry()
     registry.check_credentials(config.responder_spec)
     registry.check_credentials(config.panel_spec)
+    warnings = _unsupported_settings(registry, config)
+    for warning in warnings:
+        if warn is not None:
+            warn(warning)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_provenance(out_dir, config)
     store = Store(out_dir / STORE_FILE)
@@ -182,6 +200,7 @@ async def run_experiment(
             tokens_by_role_this_invocation=_usage_dict(dict(caller.ledger.tokens_by_role)),
             wall_seconds=round(time.perf_counter() - started, 3),
             failures=failures,
+            warnings=warnings,
         )
     finally:
         store.close()

@@ -111,7 +111,7 @@ def test_mock_is_a_function_of_the_prompt_with_planted_shift() -> None:
     )
 
 
-def _config(counterbalance: bool) -> ExperimentConfig:
+def _config(counterbalance: bool, **extra: object) -> ExperimentConfig:
     return ExperimentConfig.model_validate(
         {
             "panel": {
@@ -125,7 +125,9 @@ def _config(counterbalance: bool) -> ExperimentConfig:
             },
             "identities": {"categories": ["gender", "race"]},
             "pair": {"counterbalance": counterbalance},
+            "arms": {"placebo": False, "same_label": False},
             "seed": 5,
+            **extra,
         }
     )
 
@@ -136,6 +138,7 @@ def test_design_counts_counterbalance_and_rotation() -> None:
     pair = [t for t in trials if t.protocol == "pair"]
     assert len(single) == 6 * (2 + 4)
     assert len(pair) == 6 * (1 + 6) * 4
+    assert {t.arm for t in trials} == {"main"}
     assert len({t.key() for t in trials}) == len(trials)
     orders = Counter(t.response_indices for t in pair)
     assert orders[(1, 2)] == orders[(2, 1)] == len(pair) // 2
@@ -148,6 +151,58 @@ def test_design_counts_counterbalance_and_rotation() -> None:
     assert again == [t.key() for t in trials]
 
 
+def test_control_arms_placebo_and_same_label() -> None:
+    config = _config(True, arms={"placebo": True, "same_label": True})
+    trials = list(design_of(config).trials())
+    arms = Counter((t.protocol, t.arm) for t in trials)
+    assert arms[("single", "main")] == 6 * 6
+    assert arms[("single", "placebo")] == 6
+    assert arms[("pair", "main")] == 6 * 7 * 4
+    assert arms[("pair", "same_label")] == 6 * (2 + 4) * 2  # both orders, one assignment
+    assert arms[("pair", "placebo")] == 6 * 2
+    for trial in trials:
+        if trial.arm == "placebo":
+            assert set(trial.identities) == {"person"} and trial.category == "control"
+            assert set(trial.authors) == {"a person"}
+        if trial.arm == "same_label":
+            assert trial.identities[0] == trial.identities[1]
+    same = [t for t in trials if t.arm == "same_label"]
+    assert Counter(t.response_indices for t in same) == {(1, 2): 36, (2, 1): 36}
+
+
+def test_name_signal_wording_and_treatments_are_design_variables() -> None:
+    config = _config(
+        False,
+        identities={
+            "categories": ["gender", "religion"],
+            "signals": ["explicit", "name"],
+            "label_position": "footer",
+            "label_wording": "Author: {author}",
+        },
+        treatments=[{"name": "none"}, {"name": "debias", "judge_instruction": "Be fair."}],
+    )
+    trials = list(design_of(config).trials())
+    named = [t for t in trials if t.signal == "name"]
+    # Religions without name cues (Atheist, Christian) are skipped under the name signal.
+    assert {i for t in named for i in t.identities} == {"female", "male", "Muslim", "Jewish"}
+    female = next(t for t in named if t.identities == ("female",))
+    assert female.authors[0] in {"Emma", "Olivia", "Sophie", "Hannah", "Laura", "Rachel",
+                                 "Megan", "Natalie"}  # fmt: skip
+    assert {t.treatment for t in trials} == {"none", "debias"}
+    assert len(trials) == 2 * len([t for t in trials if t.treatment == "none"])
+    keys = {t.key() for t in trials}
+    assert len(keys) == len(trials)  # signal, treatment and wording all enter the key
+    assert {t.label_position for t in trials} == {"footer"}
+    reworded = _config(
+        False,
+        identities={"categories": ["gender"], "label_wording": "By {author}."},
+    )
+    plain = _config(False, identities={"categories": ["gender"]})
+    assert {t.key() for t in design_of(reworded).trials()}.isdisjoint(
+        {t.key() for t in design_of(plain).trials()}
+    )
+
+
 def test_design_without_counterbalance_has_one_arrangement_per_pair() -> None:
     pair = [t for t in design_of(_config(False)).trials() if t.protocol == "pair"]
     assert len(pair) == 6 * 7
@@ -155,11 +210,8 @@ def test_design_without_counterbalance_has_one_arrangement_per_pair() -> None:
 
 
 def test_pairs_can_be_limited_to_some_categories() -> None:
-    config = _config(True)
-    limited = config.model_copy(
-        update={"pair": config.pair.model_copy(update={"categories": ["gender"]})}
-    )
-    trials = list(design_of(limited).trials())
+    config = _config(True, pair={"counterbalance": True, "categories": ["gender"]})
+    trials = list(design_of(config).trials())
     assert {t.category for t in trials if t.protocol == "pair"} == {"gender"}
     assert {t.category for t in trials if t.protocol == "single"} == {"gender", "race"}
     assert sum(t.protocol == "pair" for t in trials) == 6 * 1 * 4

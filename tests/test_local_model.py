@@ -32,6 +32,7 @@ scenarios:
 identities:
   categories: [gender]
 pair: {counterbalance: false}
+arms: {placebo: false, same_label: false}
 concurrency: 3
 """
 

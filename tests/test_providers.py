@@ -61,6 +61,7 @@ scenarios:
 identities:
   categories: [gender]
 pair: {{counterbalance: false}}
+arms: {{placebo: false, same_label: false}}
 """
 
 

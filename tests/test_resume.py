@@ -35,6 +35,7 @@ scenarios:
 identities:
   categories: [gender, race]
 pair: {{counterbalance: false}}
+arms: {{placebo: false, same_label: false}}
 concurrency: 4
 """
 TRIALS = 4 * (2 + 4 + 1 + 6)

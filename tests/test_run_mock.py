@@ -29,6 +29,7 @@ identities:
   categories: [gender]
 pair:
   counterbalance: true
+arms: {{placebo: false, same_label: false}}
 concurrency: 8
 """
 
