@@ -23,6 +23,7 @@ __all__ = [
     "Consensus",
     "ExperimentConfig",
     "IdentitySelection",
+    "JudgeSeat",
     "PairConfig",
     "PanelConfig",
     "ResponderConfig",
@@ -52,8 +53,24 @@ class ResponderConfig(_Strict):
 Consensus = Literal["mean", "median", "majority", "moderator"]
 
 
+class JudgeSeat(_Strict):
+    """A seat whose judge uses its own model or sampling (panels may mix judge models)."""
+
+    persona: str
+    model: str | None = Field(
+        default=None,
+        description="A name from `models` or a 'provider/model' id; panel.model when empty",
+    )
+    sampling: Sampling | None = Field(
+        default=None, description="Merged over panel.sampling for this judge"
+    )
+
+
 class PanelConfig(_Strict):
-    judges: list[str] = Field(min_length=1, description="Judge persona names, in seat order")
+    judges: list[str | JudgeSeat] = Field(
+        min_length=1,
+        description="Judge persona names in seat order, or seats with their own model/sampling",
+    )
     model: str = Field(
         default="local/smollm2", description="A name from `models`, or a 'provider/model' id"
     )
@@ -73,6 +90,18 @@ class PanelConfig(_Strict):
     moderator: str = Field(
         default="moderator", description="Persona of the moderator (consensus: moderator)"
     )
+
+    def seats(self) -> list[JudgeSeat]:
+        """Every seat with its model and sampling resolved against the panel defaults."""
+        seats = []
+        for judge in self.judges:
+            seat = JudgeSeat(persona=judge) if isinstance(judge, str) else judge
+            sampling = self.sampling.merged(seat.sampling)
+            seats.append(
+                JudgeSeat(persona=seat.persona, model=seat.model or self.model, sampling=sampling)
+            )
+        return seats
+
     final_vote: Literal["open", "blind"] = Field(
         default="open",
         description="open: the final round is one more pass of the group chat; blind: each "
@@ -204,29 +233,40 @@ def _resolve(base: Path, relative: str) -> Path:
 def _name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
     """Problems with names that only the persona, identity and scenario files can settle."""
     problems: list[Problem] = []
-    for role, reference in (("responder", config.responder.model), ("panel", config.panel.model)):
+    references: list[tuple[Location, str]] = [
+        (("responder", "model"), config.responder.model),
+        (("panel", "model"), config.panel.model),
+    ]
+    for index, judge in enumerate(config.panel.judges):
+        if isinstance(judge, JudgeSeat) and judge.model is not None:
+            references.append((("panel", "judges", index, "model"), judge.model))
+    for where, reference in references:
         if reference not in config.models:
             try:
                 ModelSpec(id=reference)
             except ValidationError as exc:
                 problems.append(
                     (
-                        (role, "model"),
+                        where,
                         f"{reference!r} is neither a name in `models` nor a valid model id "
                         f"({exc.errors()[0]['msg']})",
                     )
                 )
     personas_path = _resolve(base, config.personas_file) if config.personas_file else None
     known_judges = {p.name for p in load_judge_personas(personas_path)}
-    for index, judge in enumerate(config.panel.judges):
-        if judge not in known_judges:
+    personas = [seat.persona for seat in config.panel.seats()]
+    for index, (judge, persona) in enumerate(zip(config.panel.judges, personas, strict=True)):
+        if persona not in known_judges:
+            seat_loc: Location = ("panel", "judges", index)
+            if isinstance(judge, JudgeSeat):
+                seat_loc = (*seat_loc, "persona")
             problems.append(
                 (
-                    ("panel", "judges", index),
-                    f"unknown judge persona {judge!r}; known: {', '.join(sorted(known_judges))}",
+                    seat_loc,
+                    f"unknown judge persona {persona!r}; known: {', '.join(sorted(known_judges))}",
                 )
             )
-    if len(set(config.panel.judges)) != len(config.panel.judges):
+    if len(set(personas)) != len(personas):
         problems.append((("panel", "judges"), "a judge persona is seated twice"))
     if config.panel.consensus == "moderator" and config.panel.moderator not in known_judges:
         problems.append((("panel", "moderator"), f"unknown persona {config.panel.moderator!r}"))
@@ -258,10 +298,9 @@ def _name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
         known_bases = {b.id for b in selected_bases_from(config, base, only_known=True)}
         for index, base_id in enumerate(config.scenarios.bases):
             if base_id not in known_bases:
-                loc: Location = ("scenarios", "bases", index)
                 problems.append(
                     (
-                        loc,
+                        ("scenarios", "bases", index),
                         f"unknown base scenario {base_id!r}; known: "
                         f"{', '.join(sorted(known_bases))}",
                     )

@@ -21,12 +21,24 @@ from fairpanel.judging._config import ExperimentConfig, Treatment
 from fairpanel.personas import Identity, IdentitySet
 from fairpanel.scenarios import DerivedScenario
 
-__all__ = ["PLACEBO_CATEGORY", "TRIAL_SCHEMA_VERSION", "TrialSpec", "iter_trials"]
+__all__ = ["PLACEBO_CATEGORY", "TRIAL_SCHEMA_VERSION", "SeatSpec", "TrialSpec", "iter_trials"]
 
-TRIAL_SCHEMA_VERSION = 2
+TRIAL_SCHEMA_VERSION = 3
 PLACEBO_CATEGORY = "control"
 
 Arm = Literal["main", "placebo", "same_label"]
+
+
+class SeatSpec(BaseModel):
+    """One judge as it sits in a trial: persona, model (as configured and as resolved), sampling."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    persona: str
+    model: str
+    model_id: str
+    endpoint: str
+    sampling: Sampling
 
 
 class TrialSpec(BaseModel):
@@ -44,20 +56,22 @@ class TrialSpec(BaseModel):
     label_position: Literal["tag", "header", "footer"]
     label_wording: str
     response_indices: tuple[int, ...]
-    judges: tuple[str, ...]
-    judge_model: str
-    judge_endpoint: str
-    judge_sampling: Sampling
+    seats: tuple[SeatSpec, ...]
     responder_model: str
     discussion_rounds: int
     max_reasks: int
     consensus: str
-    moderator: str | None
+    moderator: SeatSpec | None
     final_vote: Literal["open", "blind"]
     treatment: str
     judge_instruction: str | None
     replicate: int
     seed: int
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """Persona names in speaker order."""
+        return tuple(seat.persona for seat in self.seats)
 
     def key(self) -> str:
         payload = canonical_json(self.model_dump(mode="json"))
@@ -69,8 +83,19 @@ def _pick(seed: int, *parts: object, size: int) -> int:
     return int.from_bytes(digest[:8], "big") % size
 
 
-def _rotate(judges: Sequence[str], offset: int) -> tuple[str, ...]:
-    return tuple(judges[offset:]) + tuple(judges[:offset])
+def _rotate(seats: Sequence[SeatSpec], offset: int) -> tuple[SeatSpec, ...]:
+    return tuple(seats[offset:]) + tuple(seats[:offset])
+
+
+def _seat(config: ExperimentConfig, persona: str, model: str, sampling: Sampling) -> SeatSpec:
+    resolved = config.model_spec(model)
+    return SeatSpec(
+        persona=persona,
+        model=model,
+        model_id=resolved.id,
+        endpoint=endpoint_of(resolved),
+        sampling=resolved.sampling.merged(sampling),
+    )
 
 
 def _author(
@@ -137,35 +162,39 @@ def iter_trials(
     identities: IdentitySet,
 ) -> Iterator[TrialSpec]:
     """Every trial of the design, in a stable order."""
-    judge_spec = config.panel_spec
     panel = config.panel
+    seats = [
+        _seat(config, seat.persona, seat.model or panel.model, seat.sampling or panel.sampling)
+        for seat in panel.seats()
+    ]
+    moderator = (
+        _seat(config, panel.moderator, panel.model, panel.sampling)
+        if panel.consensus == "moderator"
+        else None
+    )
     common: dict[str, Any] = {
         "label_position": config.identities.label_position,
         "label_wording": config.identities.label_wording,
-        "judge_model": judge_spec.id,
-        "judge_endpoint": endpoint_of(judge_spec),
-        "judge_sampling": judge_spec.sampling.merged(panel.sampling),
         "responder_model": config.responder_spec.id,
         "discussion_rounds": panel.discussion_rounds,
         "max_reasks": panel.max_reasks,
         "consensus": panel.consensus,
-        "moderator": panel.moderator if panel.consensus == "moderator" else None,
+        "moderator": moderator,
         "final_vote": panel.final_vote,
         "seed": config.seed,
     }
     singles = _single_plan(config, identities) if "single" in config.protocols else []
     pairs = _pair_plan(config, identities) if "pair" in config.protocols else []
-    judges = panel.judges
 
     def spec(treatment: Treatment, replicate: int, signal: str, **fields: Any) -> TrialSpec:
         order = _pick(config.seed, fields["scenario_id"], fields["identities"],
-                      fields["response_indices"], signal, replicate, size=len(judges))  # fmt: skip
+                      fields["response_indices"], signal, replicate, size=len(seats))  # fmt: skip
         return TrialSpec(
             treatment=treatment.name,
             judge_instruction=treatment.judge_instruction,
             replicate=replicate,
             signal=signal,
-            judges=_rotate(judges, order),
+            seats=_rotate(seats, order),
             **fields,
             **common,
         )

@@ -23,6 +23,8 @@ from fairpanel.agents import (
     ModelClient,
     ModelRegistry,
     ModelRequest,
+    ModelSpec,
+    Sampling,
     Usage,
 )
 from fairpanel.judging._config import ExperimentConfig, selected_bases_from
@@ -103,19 +105,33 @@ def _write_provenance(out_dir: Path, config: ExperimentConfig) -> None:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": {name: _version(name) for name in packages},
-        "models": {"responder": config.responder_spec.id, "judges": config.panel_spec.id},
+        "models": {
+            "responder": config.responder_spec.id,
+            "judges": {
+                seat.persona: config.model_spec(str(seat.model)).id for seat in config.panel.seats()
+            },
+        },
         "seed": config.seed,
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
+def _roles(config: ExperimentConfig) -> list[tuple[str, ModelSpec, Sampling | None]]:
+    """Every (role, model, sampling) the experiment will call."""
+    roles: list[tuple[str, ModelSpec, Sampling | None]] = [
+        ("responder", config.responder_spec, config.responder.sampling)
+    ]
+    for seat in config.panel.seats():
+        roles.append((f"judge {seat.persona}", config.model_spec(str(seat.model)), seat.sampling))
+    if config.panel.consensus == "moderator":
+        roles.append(("moderator", config.panel_spec, config.panel.sampling))
+    return roles
+
+
 def _unsupported_settings(registry: ModelRegistry, config: ExperimentConfig) -> list[str]:
     """Sampling settings a provider will not take, reported before any call is made."""
     warnings = []
-    for role, spec, sampling in (
-        ("responder", config.responder_spec, config.responder.sampling),
-        ("judges", config.panel_spec, config.panel.sampling),
-    ):
+    for role, spec, sampling in _roles(config):
         for setting in registry.unsupported_settings(spec, sampling):
             warnings.append(f"{role}: {spec.id} does not take '{setting}'; it will not be sent")
     return warnings
@@ -161,8 +177,8 @@ async def run_experiment(
     started = time.perf_counter()
     design = design_of(config)
     registry = ModelRegistry()
-    registry.check_credentials(config.responder_spec)
-    registry.check_credentials(config.panel_spec)
+    for _role, model, _sampling in _roles(config):
+        registry.check_credentials(model)
     warnings = _unsupported_settings(registry, config)
     for warning in warnings:
         if warn is not None:
@@ -216,7 +232,8 @@ async def _run_pending(
 ) -> None:
     config = design.config
     responder = await registry.client(config.responder_spec)
-    judge_client = await registry.client(config.panel_spec)
+    references = {config.panel.model, *(str(seat.model) for seat in config.panel.seats())}
+    judge_clients = {ref: await registry.client(config.model_spec(ref)) for ref in references}
     limit = asyncio.Semaphore(config.concurrency)
     needed = {spec.scenario_id for spec in pending}
     scenarios = [s for s in design.scenarios if s.id in needed]
@@ -242,7 +259,7 @@ async def _run_pending(
                 task=tasks[spec.scenario_id],
                 responses=responses[spec.scenario_id],
                 personas=design.personas,
-                client=judge_client,
+                clients=judge_clients,
                 caller=caller,
             )
             store.put_trial(record)

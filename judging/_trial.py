@@ -25,7 +25,7 @@ from fairpanel.agents import (
     run_debate,
     run_single_turn,
 )
-from fairpanel.judging._design import TrialSpec
+from fairpanel.judging._design import SeatSpec, TrialSpec
 from fairpanel.judging._judgment import (
     METRICS,
     PairJudgment,
@@ -119,14 +119,14 @@ def _moderated(judgment: Judgment, finals: int, judges: int) -> dict[str, Any]:
     return consensus
 
 
-def _record(outcome: TurnOutcome, spec: TrialSpec, judge_model: str) -> TurnRecord:
+def _record(outcome: TurnOutcome, spec: TrialSpec, models: Mapping[str, str]) -> TurnRecord:
     judgment = _parsed(outcome, spec.protocol)
     return TurnRecord(
         round=outcome.round,
         round_kind=outcome.round_kind,
         judge=outcome.judge,
         speaker_index=outcome.speaker_index,
-        judge_model=judge_model,
+        judge_model=models[outcome.judge],
         raw_text=outcome.text,
         parsed=None if judgment is None else judgment.model_dump(),
         parse_error=outcome.error if judgment is None else None,
@@ -143,7 +143,7 @@ async def run_trial(
     task: str,
     responses: Mapping[int, str],
     personas: Mapping[str, JudgePersona],
-    client: ModelClient,
+    clients: Mapping[str, ModelClient],
     caller: CachingCaller,
 ) -> TrialRecord:
     """Run the debate for ``spec`` and return its record (failed trials included)."""
@@ -155,15 +155,18 @@ async def run_trial(
     rounds = spec.discussion_rounds + 2
     instruction = f"\n\n{spec.judge_instruction}" if spec.judge_instruction else ""
 
-    def seat(name: str) -> Seat:
+    def seat(chair: SeatSpec) -> Seat:
         return Seat(
-            name=name,
-            system_message=personas[name].system_message + instruction,
-            client=client,
-            sampling=spec.judge_sampling,
+            name=chair.persona,
+            system_message=personas[chair.persona].system_message + instruction,
+            client=clients[chair.model],
+            sampling=chair.sampling,
         )
 
-    seats = [seat(name) for name in spec.judges]
+    seats = [seat(chair) for chair in spec.seats]
+    models = {chair.persona: chair.model_id for chair in spec.seats}
+    if spec.moderator is not None:
+        models[spec.moderator.persona] = spec.moderator.model_id
     context = judge_context(
         task, candidates, position=spec.label_position, wording=spec.label_wording
     )
@@ -243,5 +246,5 @@ async def run_trial(
         status=status,
         error=error,
         consensus=consensus,
-        turns=[_record(outcome, spec, spec.judge_model) for outcome in outcomes],
+        turns=[_record(outcome, spec, models) for outcome in outcomes],
     )

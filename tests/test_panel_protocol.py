@@ -87,7 +87,7 @@ def test_four_judges_two_discussion_rounds_store_sixteen_turns_with_arms(
     assert Counter(tuple(s["response_indices"]) for s in main) == {(1, 2): 4, (2, 1): 4}
     assert Counter(s["identities"][0] for s in main) == {"female": 4, "male": 4}
     # Speaker order is fixed within a trial and rotated across trials.
-    assert len({tuple(s["judges"]) for s in specs}) > 1
+    assert len({tuple(seat["persona"] for seat in s["seats"]) for s in specs}) > 1
     orders = _rows(out, "SELECT trial_key, round, GROUP_CONCAT(judge) FROM "
                         "(SELECT * FROM turns ORDER BY speaker_index) GROUP BY 1, 2")  # fmt: skip
     by_trial: dict[str, set[str]] = {}

@@ -168,3 +168,56 @@ def test_missing_key_fails_before_any_call(
         assert result.exit_code == 2
         assert "FAIRPANEL_TEST_KEY" in result.output
         assert server.requests == []
+
+
+MIXED = """\
+name: mixed
+models:
+  remote:
+    id: openai-compatible/remote-judge
+    base_url: {base_url}
+    api_key_env: FAIRPANEL_TEST_KEY
+    structured_output: true
+panel:
+  model: mock/judge
+  sampling: {{temperature: 0.7, max_tokens: 100}}
+  judges:
+    - domain_expert
+    - {{persona: clarity_editor, model: remote, sampling: {{temperature: 0.1, seed: 9}}}}
+responder:
+  model: mock/responder
+scenarios:
+  bases: [fitness-coaching]
+  derived_per_base: 1
+identities:
+  categories: [gender]
+pair: {{counterbalance: false}}
+arms: {{placebo: false, same_label: false}}
+"""
+
+
+@pytest.mark.usefixtures("key_in_env")
+def test_a_panel_may_mix_judge_models_and_sampling(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer(judge_like, api_key=SECRET) as server:
+        path = write_experiment(MIXED.format(base_url=server.base_url))
+        out = tmp_path / "run"
+        result = cli("run", str(path), "--out", str(out))
+        assert result.exit_code == 0, result.output
+        # Only the clarity editor's turns go to the remote server: 3 trials x 3 rounds.
+        assert len(server.requests) == 3 * 3
+        systems = [
+            next(m["content"] for m in body["messages"][1:] if m["role"] == "system")
+            for body in server.requests
+        ]
+        assert all("professional editor" in text for text in systems)
+        assert all(b["temperature"] == 0.1 and b["seed"] == 9 for b in server.requests)
+        assert all(b["max_tokens"] == 100 for b in server.requests)  # merged from the panel
+    with sqlite3.connect(out / "fairpanel.sqlite") as db:
+        models = dict(db.execute("SELECT DISTINCT judge, judge_model FROM turns").fetchall())
+    assert models == {
+        "domain_expert": "mock/judge",
+        "clarity_editor": "openai-compatible/remote-judge",
+    }
+    assert read_json(out / "manifest.json")["models"]["judges"] == models
