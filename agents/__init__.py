@@ -7,6 +7,7 @@ model. Only ``_autogen_openai`` and ``_autogen_panel`` import AutoGen; ``_anthro
 
 from fairpanel.agents._anthropic import AnthropicClient
 from fairpanel.agents._autogen_panel import (
+    AnswerRules,
     DebateError,
     DebateRound,
     Seat,
@@ -35,6 +36,7 @@ from fairpanel.agents._types import (
 __all__ = [
     "ENTRY_POINT_GROUP",
     "PROVIDERS",
+    "AnswerRules",
     "AnthropicClient",
     "CachingCaller",
     "CallCache",

@@ -42,7 +42,15 @@ from fairpanel.agents._types import (
     Usage,
 )
 
-__all__ = ["DebateError", "DebateRound", "Seat", "TurnOutcome", "run_debate", "run_single_turn"]
+__all__ = [
+    "AnswerRules",
+    "DebateError",
+    "DebateRound",
+    "Seat",
+    "TurnOutcome",
+    "run_debate",
+    "run_single_turn",
+]
 
 RoundKind = Literal["first", "discussion", "final", "moderator"]
 Validator = Callable[[str], str | None]
@@ -56,6 +64,19 @@ class Seat:
     system_message: str
     client: ModelClient
     sampling: Sampling
+
+
+@dataclass(frozen=True)
+class AnswerRules:
+    """How judges' answers are requested and checked: the output schema, the validator, the
+    re-ask wording and limit, and what goes into every request's key and role."""
+
+    schema: dict[str, Any]
+    validate: Validator
+    reask: Callable[[str], str]
+    max_reasks: int
+    replicate: int
+    role_prefix: str = "judge"
 
 
 @dataclass
@@ -108,27 +129,12 @@ class _BridgeClient(ChatCompletionClient):
     """An AutoGen model client that answers through fairpanel's caching caller."""
 
     def __init__(
-        self,
-        *,
-        seat: Seat,
-        context: str | None,
-        caller: CachingCaller,
-        schema: dict[str, Any],
-        validate: Validator,
-        reask: Callable[[str], str],
-        max_reasks: int,
-        replicate: int,
-        role_prefix: str,
+        self, *, seat: Seat, context: str | None, caller: CachingCaller, rules: AnswerRules
     ) -> None:
         self._seat = seat
         self._context = [] if context is None else [Message(role="system", content=context)]
         self._caller = caller
-        self._schema = schema
-        self._validate = validate
-        self._reask = reask
-        self._max_reasks = max_reasks
-        self._replicate = replicate
-        self._role_prefix = role_prefix
+        self._rules = rules
         self.round_kind: RoundKind = "first"
         self.outcomes: list[TurnOutcome] = []
         self.pending: TurnOutcome | None = None
@@ -145,21 +151,22 @@ class _BridgeClient(ChatCompletionClient):
     ) -> CreateResult:
         outcome = self.pending
         assert outcome is not None, "the debate sets up each turn before the agent speaks"
+        rules = self._rules
         conversation = self._context + [_render(message) for message in messages]
         total = Usage()
         text = ""
-        for attempt in range(self._max_reasks + 1):
+        for attempt in range(rules.max_reasks + 1):
             request = ModelRequest(
                 model=self._seat.client.model_id,
                 endpoint=self._seat.client.endpoint,
                 messages=tuple(conversation),
                 sampling=self._seat.sampling,
-                response_schema=self._schema,
-                replicate=self._replicate,
+                response_schema=rules.schema,
+                replicate=rules.replicate,
             )
             try:
                 reply = await self._caller.call(
-                    self._seat.client, request, f"{self._role_prefix}:{self.round_kind}"
+                    self._seat.client, request, f"{rules.role_prefix}:{self.round_kind}"
                 )
             except ModelCallError as exc:
                 outcome.error = f"model call failed: {exc}"
@@ -169,13 +176,13 @@ class _BridgeClient(ChatCompletionClient):
             outcome.latency_s += reply.latency_s
             total = total + reply.usage
             text = reply.text
-            problem = self._validate(text)
+            problem = rules.validate(text)
             outcome.error = problem
             if problem is None:
                 break
             conversation += [
                 Message(role="assistant", content=text),
-                Message(role="user", content=self._reask(problem)),
+                Message(role="user", content=rules.reask(problem)),
             ]
         outcome.text = text
         outcome.usage = total
@@ -246,12 +253,7 @@ async def run_debate(
     first_prompt: str,
     later_round: Callable[[int, list[TurnOutcome]], Awaitable[DebateRound] | DebateRound],
     rounds: int,
-    schema: dict[str, Any],
-    validate: Validator,
-    reask: Callable[[str], str],
-    max_reasks: int,
-    replicate: int,
-    role_prefix: str = "judge",
+    rules: AnswerRules,
 ) -> list[TurnOutcome]:
     """Run ``rounds`` rounds (the first independent) and return every judge's turn in order.
 
@@ -263,17 +265,7 @@ async def run_debate(
     """
 
     def bridge_for(seat: Seat) -> _BridgeClient:
-        return _BridgeClient(
-            seat=seat,
-            context=context,
-            caller=caller,
-            schema=schema,
-            validate=validate,
-            reask=reask,
-            max_reasks=max_reasks,
-            replicate=replicate,
-            role_prefix=role_prefix,
-        )
+        return _BridgeClient(seat=seat, context=context, caller=caller, rules=rules)
 
     bridges = [bridge_for(seat) for seat in seats]
     agents = [_agent(seat, bridge) for seat, bridge in zip(seats, bridges, strict=True)]
@@ -367,25 +359,10 @@ async def run_single_turn(
     prompt: str,
     round_index: int,
     kind: RoundKind,
-    schema: dict[str, Any],
-    validate: Validator,
-    reask: Callable[[str], str],
-    max_reasks: int,
-    replicate: int,
-    role_prefix: str = "judge",
+    rules: AnswerRules,
 ) -> TurnOutcome:
     """One agent answering once, alone (the moderator); failures are recorded, then raised."""
-    bridge = _BridgeClient(
-        seat=seat,
-        context=context,
-        caller=caller,
-        schema=schema,
-        validate=validate,
-        reask=reask,
-        max_reasks=max_reasks,
-        replicate=replicate,
-        role_prefix=role_prefix,
-    )
+    bridge = _BridgeClient(seat=seat, context=context, caller=caller, rules=rules)
     turn = TurnOutcome(judge=seat.name, round=round_index, round_kind=kind, speaker_index=0)
     bridge.round_kind = kind
     bridge.pending = turn

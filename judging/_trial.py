@@ -15,6 +15,7 @@ from statistics import fmean, median
 from typing import Any
 
 from fairpanel.agents import (
+    AnswerRules,
     CachingCaller,
     DebateError,
     DebateRound,
@@ -188,13 +189,13 @@ async def run_trial(
         result = parse_judgment(text, protocol)
         return result if isinstance(result, str) else None
 
-    shared = {
-        "schema": output_schema(protocol),
-        "validate": validate,
-        "reask": reask_prompt,
-        "max_reasks": spec.max_reasks,
-        "replicate": spec.replicate,
-    }
+    rules = AnswerRules(
+        schema=output_schema(protocol),
+        validate=validate,
+        reask=reask_prompt,
+        max_reasks=spec.max_reasks,
+        replicate=spec.replicate,
+    )
     status, error = "ok", None
     try:
         outcomes = await run_debate(
@@ -204,7 +205,7 @@ async def run_trial(
             first_prompt=judge_ask(len(candidates)),
             later_round=later_round,
             rounds=rounds,
-            **shared,  # type: ignore[arg-type]
+            rules=rules,
         )
     except DebateError as exc:
         status, error, outcomes = "failed", str(exc), exc.outcomes
@@ -226,7 +227,7 @@ async def run_trial(
                 prompt=moderator_prompt(finals_text),
                 round_index=rounds,
                 kind="moderator",
-                **shared,  # type: ignore[arg-type]
+                rules=rules,
             )
         except ModelCallError as exc:
             status, error = "failed", str(exc)
