@@ -129,6 +129,10 @@ def run(
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="Run failed trials again")
     ] = False,
+    max_failures: Annotated[
+        int | None,
+        typer.Option("--max-failures", min=1, help="Stop after this many failed trials"),
+    ] = None,
 ) -> None:
     """Run an experiment (resumable: finished trials and calls are never repeated)."""
     config = _load_or_exit(experiment)
@@ -156,6 +160,7 @@ def run(
                     retry_failed=retry_failed,
                     progress=advance,
                     warn=lambda text: errors.print(f"[bold yellow]warning[/]: {text}"),
+                    max_failures=max_failures,
                 )
             )
         except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
@@ -169,6 +174,9 @@ def run(
     )
     _print_summary(summary)
     _print_results(write_results(run_dir))
+    if summary.stopped is not None:
+        errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
+        raise typer.Exit(EXIT_RUN_FAILED)
     console.print(f"Run folder: [bold]{run_dir}[/] (summary.json, results.json, {STORE_FILE})")
 
 

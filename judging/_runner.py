@@ -54,6 +54,7 @@ class RunSummary:
     wall_seconds: float
     failures: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    stopped: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -173,6 +174,7 @@ async def run_experiment(
     retry_failed: bool = False,
     progress: ProgressHook | None = None,
     warn: Callable[[str], None] | None = None,
+    max_failures: int | None = None,
 ) -> RunSummary:
     started = time.perf_counter()
     design = design_of(config)
@@ -189,27 +191,29 @@ async def run_experiment(
     caller = CachingCaller(store)
     try:
         finished = store.finished_keys(include_failed=not retry_failed)
-        design_keys: set[str] = set()
-        pending: list[TrialSpec] = []
+        total = pending_count = 0
         for spec in design.trials():
-            key = spec.key()
-            design_keys.add(key)
-            if key not in finished:
-                pending.append(spec)
+            total += 1
+            pending_count += spec.key() not in finished
+        pending = (spec for spec in design.trials() if spec.key() not in finished)
         async with registry:
-            if pending:
-                await _run_pending(design, pending, registry, caller, store, progress)
-        statuses = {key: status for key, _, status, _, _ in store.iter_trials()}
+            outcome = await _run_pending(
+                design, pending, pending_count, registry, caller, store, progress, max_failures
+            )
+        statuses = {key: (status, error) for key, _, status, error, _ in store.iter_trials()}
+        counts: dict[str, int] = {"ok": 0, "failed": 0}
         failures: dict[str, int] = {}
-        for key, _, status, error, _ in store.iter_trials():
-            if key in design_keys and status == "failed":
+        for spec in design.trials():
+            status, error = statuses.get(spec.key(), ("pending", None))
+            counts[status] = counts.get(status, 0) + 1
+            if status == "failed":
                 reason = (error or "unknown").split(":")[0]
                 failures[reason] = failures.get(reason, 0) + 1
         return RunSummary(
-            trials_total=len(design_keys),
-            trials_ok=sum(1 for k in design_keys if statuses.get(k) == "ok"),
-            trials_failed=sum(1 for k in design_keys if statuses.get(k) == "failed"),
-            trials_run=len(pending),
+            trials_total=total,
+            trials_ok=counts["ok"],
+            trials_failed=counts["failed"],
+            trials_run=outcome.run,
             calls_made=caller.ledger.calls_made,
             calls_cached=caller.ledger.calls_cached,
             tokens_by_role=_usage_dict(store.tokens_by_role()),
@@ -217,54 +221,74 @@ async def run_experiment(
             wall_seconds=round(time.perf_counter() - started, 3),
             failures=failures,
             warnings=warnings,
+            stopped=outcome.stopped,
         )
     finally:
         store.close()
 
 
+@dataclass
+class _Outcome:
+    run: int = 0
+    failed: int = 0
+    stopped: str | None = None
+
+
 async def _run_pending(
     design: Design,
-    pending: list[TrialSpec],
+    pending: Iterator[TrialSpec],
+    pending_count: int,
     registry: ModelRegistry,
     caller: CachingCaller,
     store: Store,
     progress: ProgressHook | None,
-) -> None:
+    max_failures: int | None,
+) -> _Outcome:
+    """Run pending trials with ``concurrency`` workers pulling from the lazy design.
+
+    Responses are written the first time a trial needs its scenario. With ``max_failures``
+    the run stops taking new trials once that many have failed in this invocation.
+    """
     config = design.config
+    outcome = _Outcome()
+    if pending_count == 0:
+        return outcome
     responder = await registry.client(config.responder_spec)
     references = {config.panel.model, *(str(seat.model) for seat in config.panel.seats())}
     judge_clients = {ref: await registry.client(config.model_spec(ref)) for ref in references}
-    limit = asyncio.Semaphore(config.concurrency)
-    needed = {spec.scenario_id for spec in pending}
-    scenarios = [s for s in design.scenarios if s.id in needed]
-    responses: dict[str, dict[int, str]] = {}
+    scenarios = {s.id: s for s in design.scenarios}
+    responses: dict[str, asyncio.Task[dict[int, str]]] = {}
 
-    async def respond(scenario: DerivedScenario) -> None:
-        async with limit:
-            responses[scenario.id] = await _responses_for(
-                scenario, config, responder, caller, store
+    def responses_of(scenario_id: str) -> asyncio.Task[dict[int, str]]:
+        if scenario_id not in responses:
+            responses[scenario_id] = asyncio.create_task(
+                _responses_for(scenarios[scenario_id], config, responder, caller, store)
             )
-        if progress:
-            progress("responses", len(responses), len(scenarios))
+        return responses[scenario_id]
 
-    await asyncio.gather(*(respond(s) for s in scenarios))
-    tasks = {s.id: s.prompt for s in scenarios}
-    done = 0
-
-    async def judge(spec: TrialSpec) -> None:
-        nonlocal done
-        async with limit:
+    async def worker() -> None:
+        for spec in pending:
+            if outcome.stopped is not None:
+                return
             record = await run_trial(
                 spec,
-                task=tasks[spec.scenario_id],
-                responses=responses[spec.scenario_id],
+                task=scenarios[spec.scenario_id].prompt,
+                responses=await responses_of(spec.scenario_id),
                 personas=design.personas,
                 clients=judge_clients,
                 caller=caller,
             )
             store.put_trial(record)
-        done += 1
-        if progress:
-            progress("trials", done, len(pending))
+            outcome.run += 1
+            if record.status == "failed":
+                outcome.failed += 1
+                if max_failures is not None and outcome.failed >= max_failures:
+                    outcome.stopped = (
+                        f"stopped after {outcome.failed} failed trials (--max-failures); "
+                        f"last error: {record.error}"
+                    )
+            if progress:
+                progress("trials", outcome.run, pending_count)
 
-    await asyncio.gather(*(judge(spec) for spec in pending))
+    await asyncio.gather(*(worker() for _ in range(config.concurrency)))
+    return outcome

@@ -221,3 +221,29 @@ def test_a_panel_may_mix_judge_models_and_sampling(
         "clarity_editor": "openai-compatible/remote-judge",
     }
     assert read_json(out / "manifest.json")["models"]["judges"] == models
+
+
+@pytest.mark.usefixtures("key_in_env")
+def test_max_failures_stops_a_run_that_fails_everywhere(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    def broken_judges(body: dict[str, Any]) -> str | Fault:
+        return Fault("server_error", status=400) if "response_format" in body else judge_like(body)
+
+    with FakeOpenAIServer(broken_judges, api_key=SECRET) as server:
+        text = EXPERIMENT.format(base_url=server.base_url).replace(
+            "derived_per_base: 1", "derived_per_base: 4"
+        )
+        path = write_experiment(text + "concurrency: 1\n")
+        out = tmp_path / "run"
+        result = cli("run", str(path), "--out", str(out), "--max-failures", "2")
+        assert result.exit_code == 1
+        assert "--max-failures" in result.output
+        summary = read_json(out / "summary.json")
+        assert summary["trials_failed"] == 2 and summary["trials_run"] == 2
+        assert summary["trials_total"] == 4 * 3
+        assert "HTTP 400" in summary["stopped"]
+        # Without the limit the run goes on through every trial and exits 0.
+        again = cli("run", str(path), "--out", str(tmp_path / "all"))
+        assert again.exit_code == 0
+        assert read_json(tmp_path / "all" / "summary.json")["trials_failed"] == 12
