@@ -6,12 +6,15 @@ from fairpanel.judging._config import (
     IdentitySelection,
     PairConfig,
     PanelConfig,
+    Price,
     ResponderConfig,
     ScenarioSelection,
     default_experiment_path,
     load_experiment,
 )
+from fairpanel.judging._cost import cost_by_role, cost_of
 from fairpanel.judging._design import TRIAL_SCHEMA_VERSION, TrialSpec, iter_trials
+from fairpanel.judging._estimate import Estimate, estimate
 from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._judgment import (
     METRICS,
@@ -30,12 +33,14 @@ __all__ = [
     "STORE_FILE",
     "TRIAL_SCHEMA_VERSION",
     "Design",
+    "Estimate",
     "ExperimentConfig",
     "IdentitySelection",
     "MetricScores",
     "PairConfig",
     "PairJudgment",
     "PanelConfig",
+    "Price",
     "ResponderConfig",
     "RunFrames",
     "RunSummary",
@@ -47,8 +52,11 @@ __all__ = [
     "TurnRecord",
     "app",
     "consensus_of",
+    "cost_by_role",
+    "cost_of",
     "default_experiment_path",
     "design_of",
+    "estimate",
     "iter_trials",
     "load_experiment",
     "load_frames",

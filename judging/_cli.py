@@ -22,6 +22,7 @@ from fairpanel.agents import (
 )
 from fairpanel.analysis import analyze, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
+from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
@@ -115,6 +116,8 @@ def _print_summary(summary: RunSummary) -> None:
         "wall_seconds",
     ):
         table.add_row(key, str(getattr(summary, key)))
+    if summary.cost.get("total_usd") or summary.cost.get("unpriced_models"):
+        table.add_row("cost_usd", str(summary.cost["total_usd"]))
     console.print(table)
 
 
@@ -188,6 +191,41 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> Non
         raise typer.Exit(EXIT_BAD_INPUT)
     _print_results(write_results(run_dir))
     console.print(f"Wrote {run_dir / 'results.json'}")
+
+
+@app.command()
+def estimate(
+    experiment: Annotated[
+        Path | None, typer.Argument(help="Experiment YAML; the built-in default when omitted")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables")] = False,
+) -> None:
+    """Trials, calls, tokens, cost and time of an experiment, without calling a model."""
+    plan = estimate_experiment(_load_or_exit(experiment)).as_dict()
+    if as_json:
+        typer.echo(json.dumps(plan, indent=2))
+        return
+    table = Table(title="Plan", show_header=False)
+    for name, count in plan["trials"].items():
+        table.add_row(f"trials {name}", str(count))
+    table.add_row("trials total", str(plan["trials_total"]))
+    for role, count in plan["calls"].items():
+        table.add_row(f"calls {role}", str(count))
+    table.add_row("calls total", str(plan["calls_total"]))
+    for model, usage in plan["tokens_by_model"].items():
+        table.add_row(
+            f"tokens {model}", f"{usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out"
+        )
+    cost = plan["cost"]
+    priced = f"${cost['total_usd']:,.2f}"
+    if cost["unpriced_models"]:
+        priced += f" (no price for {', '.join(cost['unpriced_models'])})"
+    table.add_row("cost", priced)
+    wall = plan["wall_seconds"]
+    table.add_row("wall time", "unknown" if wall is None else f"{wall / 60:,.1f} min")
+    console.print(table)
+    for note in plan["notes"]:
+        console.print(f"[dim]{note}[/]")
 
 
 @app.command()

@@ -26,6 +26,7 @@ __all__ = [
     "JudgeSeat",
     "PairConfig",
     "PanelConfig",
+    "Price",
     "ResponderConfig",
     "ScenarioSelection",
     "Treatment",
@@ -185,6 +186,16 @@ class PairConfig(_Strict):
     )
 
 
+class Price(_Strict):
+    """USD per million tokens for one model."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(
+        default=None, ge=0, description="Price of prompt tokens served from the provider's cache"
+    )
+
+
 class ExperimentConfig(_Strict):
     """One experiment: which scenarios, identities, protocols, responder and judge panel."""
 
@@ -202,6 +213,10 @@ class ExperimentConfig(_Strict):
         default_factory=lambda: [Treatment(name="none")],
         min_length=1,
         description="Every trial runs once per treatment; 'none' means the prompts as they are",
+    )
+    prices: dict[str, Price] = Field(
+        default_factory=dict,
+        description="USD per million tokens, keyed by model id ('openai/gpt-4o-mini')",
     )
     replicates: int = Field(default=1, ge=1, le=100)
     concurrency: int = Field(default=4, ge=1, le=256)

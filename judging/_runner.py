@@ -28,6 +28,7 @@ from fairpanel.agents import (
     Usage,
 )
 from fairpanel.judging._config import ExperimentConfig, selected_bases_from
+from fairpanel.judging._cost import cost_by_role
 from fairpanel.judging._design import TrialSpec, iter_trials
 from fairpanel.judging._prompts import responder_messages, rewrite_messages
 from fairpanel.judging._store import STORE_FILE, Store
@@ -55,6 +56,7 @@ class RunSummary:
     failures: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     stopped: str | None = None
+    cost: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -222,6 +224,7 @@ async def run_experiment(
             failures=failures,
             warnings=warnings,
             stopped=outcome.stopped,
+            cost=cost_by_role(store.tokens_by_role_and_model(), config.prices),
         )
     finally:
         store.close()

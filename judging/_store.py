@@ -279,6 +279,18 @@ class Store:
             for role, p, c, k in rows
         }
 
+    def tokens_by_role_and_model(self) -> dict[tuple[str, str], Usage]:
+        rows = self._db.execute(
+            "SELECT role, model, SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens) "
+            "FROM calls GROUP BY role, model"
+        ).fetchall()
+        return {
+            (str(role), str(model)): Usage(
+                prompt_tokens=p or 0, completion_tokens=c or 0, cached_tokens=k or 0
+            )
+            for role, model, p, c, k in rows
+        }
+
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
