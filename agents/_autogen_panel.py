@@ -11,6 +11,7 @@ and routes the call through the run's cache.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,6 +42,11 @@ from fairpanel.agents._types import (
     Sampling,
     Usage,
 )
+
+# AutoGen traces every runtime message through OpenTelemetry; fairpanel exports no traces,
+# and the no-op spans cost a noticeable share of the CPU per judge call. A user who wants
+# them sets the variable to anything but "true" before importing fairpanel.
+os.environ.setdefault("AUTOGEN_DISABLE_RUNTIME_TRACING", "true")
 
 __all__ = [
     "AnswerRules",

@@ -22,6 +22,7 @@ Problem = tuple[Location, str]
 """A field path and what is wrong with it, from a check that needs more than the schema."""
 
 _MAX_INPUT_BYTES = 5 * 1024 * 1024
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class InputFileError(ValueError):
@@ -96,8 +97,14 @@ def parse_yaml_model(
     exist in the persona or scenario files); its problems get lines like schema errors do.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data: Any = yaml.safe_load(text)
+        # Parse once (with libyaml when present): the node tree gives the lines, and the same
+        # tree is turned into Python data.
+        loader = _Loader(text)
+        try:
+            root = loader.get_single_node()
+            data: Any = None if root is None else loader.construct_document(root)
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"{source}:{mark.line + 1}" if mark is not None else source
