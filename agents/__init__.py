@@ -16,10 +16,23 @@ from fairpanel.agents._autogen_panel import (
     run_single_turn,
 )
 from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger
+from fairpanel.agents._limits import (
+    EndpointLimits,
+    EndpointState,
+    LimitedClient,
+    LimitStats,
+    estimate_tokens,
+    retry_after_from_headers,
+)
 from fairpanel.agents._local import LocalModelServer, LocalModelUnavailableError, smollm2_weights
 from fairpanel.agents._mock import MockClient, mock_reply
 from fairpanel.agents._plugins import ENTRY_POINT_GROUP, PluginError, plugin_providers
-from fairpanel.agents._registry import MissingApiKeyError, ModelRegistry, endpoint_of
+from fairpanel.agents._registry import (
+    MissingApiKeyError,
+    ModelRegistry,
+    endpoint_key,
+    endpoint_of,
+)
 from fairpanel.agents._spec import PROVIDERS, MockBias, ModelSpec
 from fairpanel.agents._types import (
     Message,
@@ -43,6 +56,10 @@ __all__ = [
     "CallLedger",
     "DebateError",
     "DebateRound",
+    "EndpointLimits",
+    "EndpointState",
+    "LimitStats",
+    "LimitedClient",
     "LocalModelServer",
     "LocalModelUnavailableError",
     "Message",
@@ -62,9 +79,12 @@ __all__ = [
     "TurnOutcome",
     "Usage",
     "canonical_json",
+    "endpoint_key",
     "endpoint_of",
+    "estimate_tokens",
     "mock_reply",
     "plugin_providers",
+    "retry_after_from_headers",
     "run_debate",
     "run_single_turn",
     "smollm2_weights",

@@ -36,6 +36,7 @@ from anthropic.types import (
     UserMessageParam,
 )
 
+from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
 __all__ = [
@@ -152,8 +153,10 @@ class AnthropicClient:
         api_key: str,
         structured_output: bool,
         timeout_s: float,
-        max_retries: int,
+        max_retries: int = 0,
     ) -> None:
+        """``max_retries`` is the SDK's own retrying, off by default: the registry wraps this
+        client in a ``LimitedClient`` that retries with the endpoint's shared pacing."""
         self._model_id = model_id
         self._model_name = model_name
         self._endpoint = endpoint
@@ -179,12 +182,19 @@ class AnthropicClient:
     def unsupported(self, sampling: Sampling) -> list[str]:
         return anthropic_unsupported(sampling)
 
-    def _fail(self, detail: str, *, retryable: bool) -> ModelCallError:
+    def _fail(
+        self,
+        detail: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> ModelCallError:
         """An error naming the model; the key is scrubbed in case a server echoed it."""
         message = f"{self._model_id}: {detail}"
         if self._api_key:
             message = message.replace(self._api_key, "[redacted]")
-        return ModelCallError(message, retryable=retryable)
+        return ModelCallError(message, retryable=retryable, retry_after=retry_after, status=status)
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         tool = (
@@ -209,6 +219,8 @@ class AnthropicClient:
             raise self._fail(
                 f"HTTP {exc.status_code}: {_error_detail(exc.body)}",
                 retryable=exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500,
+                retry_after=retry_after_from_headers(exc.response.headers),
+                status=exc.status_code,
             ) from exc
         except anthropic.APIConnectionError as exc:  # includes APITimeoutError
             raise self._fail(type(exc).__name__, retryable=True) from exc

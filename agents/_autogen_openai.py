@@ -19,6 +19,7 @@ from autogen_core.models import (
 )
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 
+from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
 __all__ = ["OpenAIClient", "to_autogen_messages"]
@@ -66,8 +67,10 @@ class OpenAIClient:
         strict_schema: bool,
         max_tokens_field: str,
         timeout_s: float,
-        max_retries: int,
+        max_retries: int = 0,
     ) -> None:
+        """``max_retries`` is the SDK's own retrying, off by default: the registry wraps this
+        client in a ``LimitedClient`` that retries with the endpoint's shared pacing."""
         self._model_id = model_id
         self._endpoint = endpoint
         self._structured_output = structured_output
@@ -135,6 +138,8 @@ class OpenAIClient:
             raise ModelCallError(
                 f"{self._model_id}: HTTP {exc.status_code}: {exc.message}",
                 retryable=exc.status_code in _RETRYABLE_STATUS,
+                retry_after=retry_after_from_headers(exc.response.headers),
+                status=exc.status_code,
             ) from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             raise ModelCallError(f"{self._model_id}: {type(exc).__name__}", retryable=True) from exc

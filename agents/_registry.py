@@ -13,13 +13,14 @@ from types import TracebackType
 
 from fairpanel.agents._anthropic import ANTHROPIC_URL, AnthropicClient, anthropic_unsupported
 from fairpanel.agents._autogen_openai import OpenAIClient
+from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
 from fairpanel.agents._local import LocalModelServer
 from fairpanel.agents._mock import MockClient
 from fairpanel.agents._plugins import create_plugin_client
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
 
-__all__ = ["MissingApiKeyError", "ModelRegistry", "endpoint_of"]
+__all__ = ["MissingApiKeyError", "ModelRegistry", "endpoint_key", "endpoint_of"]
 
 _OPENAI_URL = "https://api.openai.com/v1"
 _KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -45,11 +46,26 @@ def endpoint_of(spec: ModelSpec) -> str:
     return (spec.base_url or _OPENAI_URL).rstrip("/")
 
 
+def endpoint_key(spec: ModelSpec) -> str:
+    """What shares one quota: the provider, where requests go and whose key they carry.
+
+    Two specs that differ only in sampling, timeouts or model name on the same server and key
+    draw on the same rate limits, so they share one ``EndpointState``.
+    """
+    variable = spec.api_key_env or _KEY_VARIABLES.get(spec.provider) or ""
+    return f"{spec.provider}|{endpoint_of(spec)}|{variable}"
+
+
 class ModelRegistry:
-    """Creates one client per distinct spec and closes them all on exit."""
+    """Creates one client per distinct spec and closes them all on exit.
+
+    Every client except the mock goes through a ``LimitedClient`` whose ``EndpointState`` is
+    shared by all specs with the same ``endpoint_key``, so one role's 429 paces them all.
+    """
 
     def __init__(self) -> None:
         self._clients: dict[str, ModelClient] = {}
+        self._endpoints: dict[str, EndpointState] = {}
         self._local: LocalModelServer | None = None
         self._lock = asyncio.Lock()
 
@@ -99,7 +115,7 @@ class ModelRegistry:
         identity = spec.model_dump_json()
         client = self._clients.get(identity)
         if client is None:
-            client = self._clients[identity] = create_plugin_client(spec)
+            client = self._clients[identity] = self._limited(spec, create_plugin_client(spec))
         assert isinstance(client, SamplingReport), "plugin clients are checked on creation"
         return client.unsupported(effective)
 
@@ -110,8 +126,27 @@ class ModelRegistry:
             if existing is not None:
                 return existing
             created = await self._create(spec)
+            if spec.provider != "mock":
+                created = self._limited(spec, created)
             self._clients[identity] = created
             return created
+
+    def endpoint_state(self, spec: ModelSpec) -> EndpointState | None:
+        """The shared limiter state of ``spec``'s endpoint, once a client for it exists."""
+        return self._endpoints.get(endpoint_key(spec))
+
+    def endpoint_stats(self) -> dict[str, LimitStats]:
+        """Counters of every endpoint used so far (429s, retries, waits), by endpoint key."""
+        return {key: state.stats() for key, state in sorted(self._endpoints.items())}
+
+    def _limited(self, spec: ModelSpec, client: ModelClient) -> LimitedClient:
+        key = endpoint_key(spec)
+        state = self._endpoints.get(key)
+        if state is None:
+            state = self._endpoints[key] = EndpointState(endpoint_of(spec), spec.limits)
+        else:
+            state.adopt(spec.limits)
+        return LimitedClient(client, state)
 
     async def _create(self, spec: ModelSpec) -> ModelClient:
         if spec.provider == "mock":
@@ -130,7 +165,6 @@ class ModelRegistry:
                 strict_schema=False,
                 max_tokens_field="max_tokens",
                 timeout_s=spec.timeout_s,
-                max_retries=spec.max_retries,
             )
         if spec.provider == "anthropic":
             return AnthropicClient(
@@ -141,7 +175,6 @@ class ModelRegistry:
                 api_key=self._api_key(spec),
                 structured_output=spec.structured_output is not False,
                 timeout_s=spec.timeout_s,
-                max_retries=spec.max_retries,
             )
         if spec.is_plugin:
             return create_plugin_client(spec)
@@ -158,7 +191,6 @@ class ModelRegistry:
             strict_schema=official,
             max_tokens_field="max_completion_tokens" if official else "max_tokens",
             timeout_s=spec.timeout_s,
-            max_retries=spec.max_retries,
         )
 
     async def aclose(self) -> None:

@@ -6,8 +6,11 @@ installed package (see ``_plugins``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fairpanel.agents._limits import EndpointLimits
 from fairpanel.agents._plugins import ENTRY_POINT_GROUP, plugin_providers
 from fairpanel.agents._types import Sampling
 
@@ -62,9 +65,36 @@ class ModelSpec(BaseModel):
         "OpenAI-format servers, a forced tool call on anthropic (None: the provider's default)",
     )
     timeout_s: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=2, ge=0, le=10)
+    limits: EndpointLimits = Field(
+        default=EndpointLimits(),
+        description="Rate limits, concurrency and retries of the endpoint, shared by every "
+        "model on it. The older top-level 'max_retries' is read as limits.max_retries",
+    )
     sampling: Sampling = Sampling()
     mock: MockBias | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_max_retries(cls, data: Any) -> Any:
+        """``max_retries`` used to be the SDK's retry count on the spec; it now means the
+        limiter's, which lives in ``limits``. Existing configs keep working unchanged."""
+        if not isinstance(data, dict) or "max_retries" not in data:
+            return data
+        limits = data.get("limits")
+        if not isinstance(limits, dict | EndpointLimits | None):
+            return data  # pydantic reports the malformed limits
+        data = dict(data)
+        retries = data.pop("max_retries")
+        if isinstance(limits, EndpointLimits):
+            fields, explicit = limits.model_dump(), limits.model_fields_set
+        else:
+            fields = dict(limits or {})
+            explicit = set(fields)
+        if "max_retries" in explicit and fields["max_retries"] != retries:
+            raise ValueError("set max_retries once, in limits (not also at the top level)")
+        fields["max_retries"] = retries
+        data["limits"] = fields
+        return data
 
     @field_validator("id")
     @classmethod

@@ -109,11 +109,25 @@ class ModelReply(BaseModel):
 
 
 class ModelCallError(RuntimeError):
-    """A provider failed to answer; ``retryable`` says whether trying again may help."""
+    """A provider failed to answer; ``retryable`` says whether trying again may help.
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    ``retry_after`` is the wait in seconds the server asked for (Retry-After headers), so the
+    endpoint's limiter can pause every caller instead of guessing; ``status`` is the HTTP
+    status when there was one, so 429s can be counted apart from other failures.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
 
 
 @runtime_checkable

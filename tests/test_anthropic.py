@@ -17,6 +17,8 @@ from fakes._http import Reply, Request
 
 from fairpanel.agents import (
     AnthropicClient,
+    EndpointLimits,
+    LimitedClient,
     Message,
     MissingApiKeyError,
     MockBias,
@@ -94,7 +96,8 @@ def server() -> Iterator[CachingFakeAnthropicServer]:
 
 
 def spec_for(server: FakeAnthropicServer, **extra: Any) -> ModelSpec:
-    return ModelSpec(id=MODEL, base_url=server.base_url, max_retries=0, **extra)
+    no_retries = EndpointLimits(max_retries=0, max_rate_limit_wait_s=0.0)
+    return ModelSpec(id=MODEL, base_url=server.base_url, limits=no_retries, **extra)
 
 
 def judge_request(**extra: Any) -> ModelRequest:
@@ -112,7 +115,8 @@ def judge_request(**extra: Any) -> ModelRequest:
 async def complete(spec: ModelSpec, request: ModelRequest) -> Any:
     async with ModelRegistry() as registry:
         client = await registry.client(spec)
-        assert isinstance(client, AnthropicClient)
+        assert isinstance(client, LimitedClient)
+        assert isinstance(client.inner, AnthropicClient)
         return await client.complete(request)
 
 
@@ -320,8 +324,9 @@ async def test_endpoint_is_the_base_url_or_the_official_api(
     async with ModelRegistry() as registry:
         client = await registry.client(ModelSpec(id=MODEL))
         assert client.endpoint == "https://api.anthropic.com"
-        assert isinstance(client, AnthropicClient)
-        assert str(client._client.base_url).startswith("https://api.anthropic.com")
+        assert isinstance(client, LimitedClient)
+        assert isinstance(client.inner, AnthropicClient)
+        assert str(client.inner._client.base_url).startswith("https://api.anthropic.com")
 
 
 EXPERIMENT = """\

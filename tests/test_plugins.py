@@ -22,6 +22,8 @@ from pydantic import ValidationError
 
 from fairpanel.agents import (
     PROVIDERS,
+    EndpointLimits,
+    LimitedClient,
     Message,
     ModelCallError,
     ModelRegistry,
@@ -158,13 +160,14 @@ async def test_registry_builds_and_closes_the_plugin_client(plugin: Any) -> None
         assert registry.unsupported_settings(spec, Sampling(temperature=0.2)) == ["seed"]
         client = await registry.client(spec)
         module = plugin()
-        assert isinstance(client, module.EchoClient)
+        assert isinstance(client, LimitedClient)
+        assert isinstance(client.inner, module.EchoClient)
         assert await registry.client(spec) is client  # the one asked about sampling
         reply = await client.complete(request)
     assert reply.text.startswith("Step 1:")
     calls = module.CALLS
     assert calls == [request]
-    assert client.closed
+    assert client.inner.closed
 
 
 @pytest.mark.usefixtures("plugin")
@@ -236,7 +239,9 @@ async def test_the_documented_plugin_works(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(
         httpx, "AsyncClient", lambda **kwargs: real_client(transport=transport, **kwargs)
     )
-    spec = ModelSpec(id="acme/judge-large", api_key_env="ACME_API_KEY")
+    spec = ModelSpec(
+        id="acme/judge-large", api_key_env="ACME_API_KEY", limits=EndpointLimits(max_retries=0)
+    )
     schema = {"name": "pair_judgment", "schema": {"type": "object"}}
     request = ModelRequest(
         model=spec.id,

@@ -11,6 +11,7 @@ from conftest import Cli, WriteExperiment, read_json
 from fakes import FakeOpenAIServer, Fault
 
 from fairpanel.agents import (
+    EndpointLimits,
     Message,
     MockBias,
     ModelCallError,
@@ -144,7 +145,7 @@ async def test_http_errors_become_model_call_errors(monkeypatch: pytest.MonkeyPa
             id="openai-compatible/x",
             base_url=server.base_url,
             api_key_env="FAIRPANEL_TEST_KEY",
-            max_retries=0,
+            limits=EndpointLimits(max_retries=0, max_rate_limit_wait_s=0.0),
         )
         async with ModelRegistry() as registry:
             client = await registry.client(spec)
