@@ -7,6 +7,7 @@ it is recorded with its raw text and never turned into a score.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Literal
@@ -171,7 +172,16 @@ def _describe(error: ValidationError) -> str:
 def parse_judgment(
     text: str, protocol: Literal["single", "pair"]
 ) -> SingleJudgment | PairJudgment | str:
-    """The judgment in ``text``, or a message saying why there is none (used to re-ask)."""
+    """The judgment in ``text``, or a message saying why there is none (used to re-ask).
+
+    A trial reads each answer several times (to validate it, to summarise it for the next
+    round, to form the consensus, to store it); the result is immutable, so it is cached.
+    """
+    return _parse_cached(text, protocol)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str, protocol: str) -> SingleJudgment | PairJudgment | str:
     candidates = _json_objects(text)
     if not candidates:
         return "no JSON object found in the answer"
