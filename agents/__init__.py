@@ -1,7 +1,7 @@
 """Model clients and the agents built on them.
 
 The provider registry, the call cache front, the AutoGen judge panel and the embedded local
-model. Only ``_autogen_openai`` and ``_autogen_panel`` import AutoGen; ``_anthropic`` uses the
+model. Only ``_autogen_panel`` imports AutoGen; ``_anthropic`` uses the
 ``anthropic`` SDK directly; ``_plugins`` finds clients registered by other packages.
 """
 

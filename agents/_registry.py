@@ -12,10 +12,10 @@ import os
 from types import TracebackType
 
 from fairpanel.agents._anthropic import ANTHROPIC_URL, AnthropicClient, anthropic_unsupported
-from fairpanel.agents._autogen_openai import OpenAIClient
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
 from fairpanel.agents._local import LocalModelServer
 from fairpanel.agents._mock import MockClient
+from fairpanel.agents._openai import OpenAIClient
 from fairpanel.agents._plugins import create_plugin_client
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport

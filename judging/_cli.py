@@ -116,6 +116,7 @@ def _print_summary(summary: RunSummary) -> None:
         "wall_seconds",
     ):
         table.add_row(key, str(getattr(summary, key)))
+    table.add_row("cached_token_share", f"{summary.cached_token_share:.1%}")
     if summary.cost.get("total_usd") or summary.cost.get("unpriced_models"):
         table.add_row("cost_usd", str(summary.cost["total_usd"]))
     console.print(table)

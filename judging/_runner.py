@@ -50,13 +50,14 @@ class RunSummary:
     trials_run: int
     calls_made: int
     calls_cached: int
-    tokens_by_role: dict[str, dict[str, int]]
-    tokens_by_role_this_invocation: dict[str, dict[str, int]]
+    tokens_by_role: dict[str, dict[str, float]]
+    tokens_by_role_this_invocation: dict[str, dict[str, float]]
     wall_seconds: float
     failures: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     stopped: str | None = None
     cost: dict[str, Any] = field(default_factory=dict)
+    cached_token_share: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -87,8 +88,17 @@ def design_of(config: ExperimentConfig) -> Design:
     return Design(config=config, scenarios=scenarios, identities=identities, personas=personas)
 
 
-def _usage_dict(usage: dict[str, Usage]) -> dict[str, dict[str, int]]:
-    return {role: value.model_dump() for role, value in sorted(usage.items())}
+def _cached_share(usage: Usage) -> float:
+    return round(usage.cached_tokens / usage.prompt_tokens, 4) if usage.prompt_tokens else 0.0
+
+
+def _usage_dict(usage: dict[str, Usage]) -> dict[str, dict[str, float]]:
+    """Tokens by role as the servers reported them, with the share of prompt tokens that the
+    provider served from its prompt cache (what the shared-prefix prompt layout is for)."""
+    return {
+        role: {**value.model_dump(), "cached_share": _cached_share(value)}
+        for role, value in sorted(usage.items())
+    }
 
 
 def _version(package: str) -> str | None:
@@ -225,6 +235,7 @@ async def run_experiment(
             warnings=warnings,
             stopped=outcome.stopped,
             cost=cost_by_role(store.tokens_by_role_and_model(), config.prices),
+            cached_token_share=_cached_share(sum(store.tokens_by_role().values(), Usage())),
         )
     finally:
         store.close()

@@ -248,3 +248,28 @@ def test_max_failures_stops_a_run_that_fails_everywhere(
         again = cli("run", str(path), "--out", str(tmp_path / "all"))
         assert again.exit_code == 0
         assert read_json(tmp_path / "all" / "summary.json")["trials_failed"] == 12
+
+
+@pytest.mark.usefixtures("key_in_env")
+def test_cached_prompt_tokens_reported_by_the_server_reach_the_summary(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    """The server's prompt_tokens_details.cached_tokens is kept per call and summed by role."""
+    with FakeOpenAIServer(judge_like, api_key=SECRET) as server:
+        server.prompt_cache_min_tokens = 32
+        server.prompt_cache_step = 16
+        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        out = tmp_path / "run"
+        assert cli("run", str(path), "--out", str(out)).exit_code == 0
+        summary = read_json(out / "summary.json")
+    stored = sqlite3.connect(out / "fairpanel.sqlite").execute(
+        "SELECT SUM(prompt_tokens), SUM(cached_tokens) FROM calls"
+    )
+    prompt_tokens, cached_tokens = stored.fetchone()
+    # Judges of one trial share the context prefix, so later calls hit the server's cache.
+    assert 0 < cached_tokens < prompt_tokens
+    roles = summary["tokens_by_role"]
+    assert sum(role["cached_tokens"] for role in roles.values()) == cached_tokens
+    assert summary["cached_token_share"] == round(cached_tokens / prompt_tokens, 4)
+    first = roles["judge:first"]
+    assert first["cached_share"] == round(first["cached_tokens"] / first["prompt_tokens"], 4)

@@ -48,6 +48,10 @@ class FakeOpenAIServer(FakeServerBase):
     """
 
     MODEL_ID: ClassVar[str] = "fake-gpt"
+    #: OpenAI's automatic prompt caching: prompts of at least 1,024 tokens, reused in 128-token
+    #: steps of a prefix seen before. Tests lower these on an instance to cache short prompts.
+    prompt_cache_min_tokens: int = 1024
+    prompt_cache_step: int = 128
     MALFORMED_BODY: ClassVar[bytes] = b'{"choices": ['
     _URL_SUFFIX: ClassVar[str] = "/v1"
 
@@ -198,6 +202,7 @@ class FakeOpenAIServer(FakeServerBase):
             count_tokens(message_text(m.get("content"))) for m in messages if isinstance(m, dict)
         )
         completion_tokens = count_tokens(text)
+        cached_tokens = self._prompt_cache_hit(messages)
         n_value = body.get("n")
         n = n_value if isinstance(n_value, int) and n_value > 0 else 1
         choice: dict[str, Any] = {
@@ -215,7 +220,7 @@ class FakeOpenAIServer(FakeServerBase):
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens * n,
                 "total_tokens": prompt_tokens + completion_tokens * n,
-                "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                "prompt_tokens_details": {"cached_tokens": cached_tokens, "audio_tokens": 0},
                 "completion_tokens_details": {
                     "reasoning_tokens": 0,
                     "audio_tokens": 0,
@@ -227,6 +232,29 @@ class FakeOpenAIServer(FakeServerBase):
             "system_fingerprint": "fp_fairpanel_fake",
         }
         return Reply.json(200, payload, self._common_headers())
+
+    def _prompt_cache_hit(self, messages: list[Any]) -> int:
+        """Tokens of this prompt's longest prefix shared with an earlier prompt, rounded down to
+        the cache step, or 0 below the minimum; the prompt is then remembered."""
+        words: list[str] = []
+        for message in messages:
+            if isinstance(message, dict):
+                words.extend(message_text(message.get("content")).split())
+        with self._log_lock:
+            seen: list[list[str]] = self.__dict__.setdefault("_cached_prompts", [])
+            best = 0
+            for earlier in seen:
+                shared = 0
+                for mine, theirs in zip(words, earlier, strict=False):
+                    if mine != theirs:
+                        break
+                    shared += 1
+                best = max(best, shared)
+            seen.append(words)
+        if best < max(self.prompt_cache_min_tokens, 1):
+            return 0
+        step = max(self.prompt_cache_step, 1)
+        return best // step * step
 
     def _fault_reply(self, fault: Fault, req: Request) -> Reply:
         headers = self._common_headers()

@@ -1,42 +1,40 @@
-"""OpenAI and OpenAI-compatible endpoints, through autogen-ext's OpenAI client.
+"""OpenAI and OpenAI-compatible endpoints, through the openai SDK directly.
 
-One of the two modules that import AutoGen; it converts to and from fairpanel's own types.
+autogen-ext's client sat here before; it dropped ``usage.prompt_tokens_details.cached_tokens``
+(so the cached-token share could not be reported) and cost more CPU per call than the call's own
+HTTP work. AutoGen stays in ``_autogen_panel``, which talks to this client through our own types.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from typing import Any
+from typing import Any, cast
 
 import openai
-from autogen_core.models import (
-    AssistantMessage,
-    LLMMessage,
-    ModelInfo,
-    SystemMessage,
-    UserMessage,
-)
-from autogen_ext.models.openai import OpenAIChatCompletionClient
+from openai.types.chat import ChatCompletionMessageParam
 
 from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
-__all__ = ["OpenAIClient", "to_autogen_messages"]
+__all__ = ["OpenAIClient", "cached_tokens_of"]
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 
-def to_autogen_messages(request: ModelRequest) -> list[LLMMessage]:
-    converted: list[LLMMessage] = []
-    for message in request.messages:
-        if message.role == "system":
-            converted.append(SystemMessage(content=message.content))
-        elif message.role == "user":
-            converted.append(UserMessage(content=message.content, source="user"))
-        else:
-            converted.append(AssistantMessage(content=message.content, source="assistant"))
-    return converted
+def _wire_messages(request: ModelRequest) -> list[ChatCompletionMessageParam]:
+    return [
+        cast("ChatCompletionMessageParam", {"role": m.role, "content": m.content})
+        for m in request.messages
+    ]
+
+
+def cached_tokens_of(usage: Any) -> int:
+    """Prompt tokens the server read from its prompt cache (OpenAI and llama.cpp both report
+    ``prompt_tokens_details.cached_tokens``; servers that do not report it count as 0)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return cached if isinstance(cached, int) and cached > 0 else 0
 
 
 def _strip_unsupported(schema: Any) -> Any:
@@ -76,24 +74,10 @@ class OpenAIClient:
         self._structured_output = structured_output
         self._strict_schema = strict_schema
         self._max_tokens_field = max_tokens_field
-        info = ModelInfo(
-            vision=False,
-            function_calling=False,
-            json_output=True,
-            family="unknown",
-            structured_output=structured_output,
-            multiple_system_messages=True,
+        self._model_name = model_name
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
         )
-        config: dict[str, Any] = {
-            "model": model_name,
-            "api_key": api_key,
-            "model_info": info,
-            "timeout": timeout_s,
-            "max_retries": max_retries,
-        }
-        if base_url is not None:
-            config["base_url"] = base_url
-        self._client = OpenAIChatCompletionClient(**config)
 
     @property
     def model_id(self) -> str:
@@ -131,8 +115,10 @@ class OpenAIClient:
     async def complete(self, request: ModelRequest) -> ModelReply:
         started = time.perf_counter()
         try:
-            result = await self._client.create(
-                to_autogen_messages(request), extra_create_args=self._create_args(request)
+            completion = await self._client.chat.completions.create(
+                model=self._model_name,
+                messages=_wire_messages(request),
+                **self._create_args(request),
             )
         except openai.APIStatusError as exc:
             raise ModelCallError(
@@ -148,16 +134,24 @@ class OpenAIClient:
                 f"{self._model_id}: unusable response ({type(exc).__name__}: {exc})",
                 retryable=True,
             ) from exc
-        content = result.content
+        try:
+            choice = completion.choices[0]
+            content = choice.message.content
+            usage = completion.usage
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise ModelCallError(
+                f"{self._model_id}: unusable response ({type(exc).__name__})", retryable=True
+            ) from exc
         if not isinstance(content, str):
             raise ModelCallError(f"{self._model_id}: reply had no text content", retryable=True)
         return ModelReply(
             text=content,
             usage=Usage(
-                prompt_tokens=result.usage.prompt_tokens,
-                completion_tokens=result.usage.completion_tokens,
+                prompt_tokens=usage.prompt_tokens if usage is not None else 0,
+                completion_tokens=usage.completion_tokens if usage is not None else 0,
+                cached_tokens=cached_tokens_of(usage),
             ),
-            finish_reason=str(result.finish_reason),
+            finish_reason=str(choice.finish_reason),
             latency_s=time.perf_counter() - started,
         )
 
