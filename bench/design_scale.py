@@ -4,8 +4,11 @@ memory: peak RSS of a fresh process that loads an experiment and makes the runne
 scheduling pass (every trial designed, keyed and checked against the store) for a small and
 a large design, side by side; the ratio should stay near 1 because trials are generated
 lazily. resume: wall time of running a finished mock run again over the first run.
+run_memory: peak RSS of whole mock runs (designed, run, every call and turn stored) at a
+small and a 40-times larger design, each in a fresh process.
 
     .venv/bin/python bench/design_scale.py [--small-replicates 1] [--large-replicates 8]
+        [--run-large-replicates 4]
 """
 
 from __future__ import annotations
@@ -36,6 +39,19 @@ print(json.dumps({"trials": count, "seconds": time.perf_counter() - started,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
+_RUN_CHILD = """
+import asyncio, json, resource, sys, tempfile, time
+from pathlib import Path
+from fairpanel.judging import ExperimentConfig, run_experiment
+config = ExperimentConfig.model_validate(json.loads(sys.argv[1]))
+started = time.perf_counter()
+with tempfile.TemporaryDirectory() as folder:
+    summary = asyncio.run(run_experiment(config, Path(folder) / "run"))
+print(json.dumps({"trials": summary.trials_total, "trials_ok": summary.trials_ok,
+                  "seconds": time.perf_counter() - started,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
 
 def _config(replicates: int, derived: int) -> dict[str, Any]:
     return {
@@ -48,9 +64,9 @@ def _config(replicates: int, derived: int) -> dict[str, Any]:
     }
 
 
-def _child(config: dict[str, Any]) -> dict[str, Any]:
+def _child(config: dict[str, Any], script: str = _CHILD) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(config)],
+        [sys.executable, "-c", script, json.dumps(config)],
         check=True,
         capture_output=True,
         text=True,
@@ -84,10 +100,16 @@ def main() -> None:
     parser.add_argument("--small-replicates", type=int, default=1)
     parser.add_argument("--large-replicates", type=int, default=8)
     parser.add_argument("--resume-derived", type=int, default=10)
+    parser.add_argument(
+        "--run-large-replicates",
+        type=int,
+        default=4,
+        help="replicates of the large full mock run (0 skips the run-memory comparison)",
+    )
     args = parser.parse_args()
     small = _child(_config(args.small_replicates, 1))
     large = _child(_config(args.large_replicates, 10))
-    report = {
+    report: dict[str, Any] = {
         "memory": {
             "small": small,
             "large": large,
@@ -95,6 +117,15 @@ def main() -> None:
         },
         "resume": _resume(args.resume_derived),
     }
+    if args.run_large_replicates:
+        single = {"protocols": ["single"], "concurrency": 16}
+        run_small = _child({**_config(1, 1), **single}, _RUN_CHILD)
+        run_large = _child({**_config(args.run_large_replicates, 10), **single}, _RUN_CHILD)
+        report["run_memory"] = {
+            "small": run_small,
+            "large": run_large,
+            "peak_rss_ratio": round(run_large["peak_rss_mb"] / run_small["peak_rss_mb"], 3),
+        }
     print(json.dumps(report, indent=2))
 
 

@@ -2,8 +2,10 @@
 
 A zero-latency OpenAI-format server (tests/fakes, in its own process so its CPU is not
 counted) answers both: first a fairpanel run (design, AutoGen group chat, validation, cache,
-SQLite store) against an openai-compatible judge, then a bare loop sending the same number of
-requests through the openai SDK. Prints CPU milliseconds per call for each and the ratio
+SQLite store) against an openai-compatible judge, then a bare loop replaying the very requests
+that run sent (read back from its store: same messages, sampling and response format) through
+the openai SDK. The SDK's own cost grows with the messages, so only the same calls make a fair
+baseline. Prints CPU milliseconds per call for each and the ratio
 (goal <= 2).
 
     .venv/bin/python bench/overhead.py [--derived 2]
@@ -15,11 +17,13 @@ import argparse
 import asyncio
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 
@@ -61,20 +65,41 @@ def _config(base_url: str, derived: int) -> ExperimentConfig:
     )
 
 
-async def _bare(base_url: str, calls: int) -> None:
+def _stored_requests(store_file: Path) -> list[dict[str, Any]]:
+    """The chat-completions bodies fairpanel sent, rebuilt from its store as plain dicts, so the
+    bare loop sends the very same calls (messages, sampling, response format)."""
+    bodies: list[dict[str, Any]] = []
+    with sqlite3.connect(store_file) as db:
+        for (text,) in db.execute("SELECT request FROM calls ORDER BY created_at"):
+            request = json.loads(text)
+            body: dict[str, Any] = {
+                "model": "judge",
+                "messages": [
+                    {"role": m["role"], "content": m["content"]} for m in request["messages"]
+                ],
+            }
+            sampling = request["sampling"]
+            for name in ("temperature", "top_p", "seed", "max_tokens"):
+                if sampling.get(name) is not None:
+                    body[name] = sampling[name]
+            if request.get("response_schema") is not None:
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": request["response_schema"],
+                }
+            bodies.append(body)
+    return bodies
+
+
+async def _bare(base_url: str, bodies: list[dict[str, Any]]) -> None:
     client = openai.AsyncOpenAI(base_url=base_url, api_key="unused", max_retries=0)
     semaphore = asyncio.Semaphore(8)
-    prompt = "Score this response from 0 to 10 on creativity and accuracy. " * 20
 
-    async def one(index: int) -> None:
+    async def one(body: dict[str, Any]) -> None:
         async with semaphore:
-            await client.chat.completions.create(
-                model="judge",
-                messages=[{"role": "user", "content": f"{index} {prompt}"}],
-                max_tokens=100,
-            )
+            await client.chat.completions.create(**body)
 
-    await asyncio.gather(*(one(i) for i in range(calls)))
+    await asyncio.gather(*(one(body) for body in bodies))
     await client.close()
 
 
@@ -95,9 +120,11 @@ def main() -> None:
             started, wall = time.process_time(), time.perf_counter()
             summary = asyncio.run(run_experiment(_config(base_url, args.derived), Path(folder)))
             panel_cpu, panel_wall = time.process_time() - started, time.perf_counter() - wall
+            bodies = _stored_requests(Path(folder) / "fairpanel.sqlite")
         calls = summary.calls_made
+        assert len(bodies) == calls, (len(bodies), calls)
         started = time.process_time()
-        asyncio.run(_bare(base_url, calls))
+        asyncio.run(_bare(base_url, bodies))
         bare_cpu = time.process_time() - started
     finally:
         server.kill()
