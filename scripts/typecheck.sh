@@ -5,9 +5,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tree="$root/.typecheck"
+python="${PYTHON:-python}"
+# A relative interpreter path must survive the cd below.
+[[ "$python" == */* ]] && python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")"
 rm -rf "$tree"
 mkdir -p "$tree/fairpanel"
 for f in "$root"/fairpanel/*.py "$root"/fairpanel/py.typed; do ln -s "$f" "$tree/fairpanel/"; done
 for pkg in agents scenarios personas judging analysis; do ln -s "$root/$pkg" "$tree/fairpanel/$pkg"; done
 cd "$tree"
-exec "${PYTHON:-python}" -m mypy --config-file "$root/pyproject.toml" -p fairpanel "$@"
+exec "$python" -m mypy --config-file "$root/pyproject.toml" -p fairpanel "$@"
