@@ -25,12 +25,20 @@ from fairpanel.judging._judgment import (
     parse_judgment,
 )
 from fairpanel.judging._runner import Design, RunSummary, design_of, run_experiment
-from fairpanel.judging._store import STORE_FILE, Store, TrialRecord, TurnRecord
+from fairpanel.judging._store import (
+    STORE_FILE,
+    STORE_SCHEMA_VERSION,
+    Store,
+    StudyItemRecord,
+    TrialRecord,
+    TurnRecord,
+)
 from fairpanel.judging._trial import consensus_of, run_trial
 
 __all__ = [
     "METRICS",
     "STORE_FILE",
+    "STORE_SCHEMA_VERSION",
     "TRIAL_SCHEMA_VERSION",
     "Design",
     "Estimate",
@@ -47,6 +55,7 @@ __all__ = [
     "ScenarioSelection",
     "SingleJudgment",
     "Store",
+    "StudyItemRecord",
     "TrialRecord",
     "TrialSpec",
     "TurnRecord",

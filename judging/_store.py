@@ -17,10 +17,17 @@ from typing import Any
 
 from fairpanel.agents import ModelReply, ModelRequest, Usage
 
-__all__ = ["STORE_FILE", "STORE_SCHEMA_VERSION", "Store", "TrialRecord", "TurnRecord"]
+__all__ = [
+    "STORE_FILE",
+    "STORE_SCHEMA_VERSION",
+    "Store",
+    "StudyItemRecord",
+    "TrialRecord",
+    "TurnRecord",
+]
 
 STORE_FILE = "fairpanel.sqlite"
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,6 +82,24 @@ CREATE TABLE IF NOT EXISTS turns (
 );
 """
 
+# Schema changes after version 1, applied in order to fresh and older files alike, so a run
+# folder written by an earlier fairpanel stays readable (and resumable) after an upgrade.
+_MIGRATIONS: dict[int, str] = {
+    # 2: studies other than the judge panel (fairpanel.studies) store one row per design item.
+    2: """
+    CREATE TABLE IF NOT EXISTS study_items (
+        key TEXT PRIMARY KEY,
+        study TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+        error TEXT,
+        result TEXT,
+        call_keys TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    """,
+}
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -94,6 +119,19 @@ class TurnRecord:
     usage: Usage
     latency_s: float
     call_keys: Sequence[str]
+
+
+@dataclass(frozen=True)
+class StudyItemRecord:
+    """One finished item of a study: its spec, outcome and the keys of the calls it made."""
+
+    key: str
+    study: str
+    spec: dict[str, Any]
+    status: str
+    error: str | None
+    result: dict[str, Any] | None
+    call_keys: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -118,16 +156,31 @@ class Store:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(_SCHEMA)
+        self._migrate()
+
+    def _schema_version(self) -> int | None:
         found = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if found is None:
-            self._db.execute(
-                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
-                (str(STORE_SCHEMA_VERSION),),
-            )
-        elif int(found[0]) != STORE_SCHEMA_VERSION:
-            raise RuntimeError(
-                f"{path} has store schema {found[0]}; this fairpanel reads {STORE_SCHEMA_VERSION}"
-            )
+        return None if found is None else int(found[0])
+
+    def _migrate(self) -> None:
+        """Bring the file to ``STORE_SCHEMA_VERSION`` (a fresh file starts at version 1)."""
+        with self._transaction():
+            version = self._schema_version()
+            if version is None:
+                version = 1
+                self._db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '1')")
+            if version > STORE_SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} has store schema {version}; this fairpanel reads "
+                    f"{STORE_SCHEMA_VERSION} and older"
+                )
+            for target in range(version + 1, STORE_SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target].split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),)
+                )
 
     def close(self) -> None:
         self._db.close()
@@ -268,6 +321,47 @@ class Store:
             item = dict(zip(names, row, strict=True))
             item["parsed"] = None if item["parsed"] is None else json.loads(item["parsed"])
             yield item
+
+    # -- study items (fairpanel.studies) -------------------------------------------------------
+
+    def put_study_item(self, record: StudyItemRecord) -> None:
+        """Write one item in a single statement (replacing an earlier failed attempt)."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO study_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.key,
+                record.study,
+                json.dumps(record.spec, sort_keys=True),
+                record.status,
+                record.error,
+                None if record.result is None else json.dumps(record.result, sort_keys=True),
+                json.dumps(list(record.call_keys)),
+                _now(),
+            ),
+        )
+
+    def study_item_statuses(self, study: str) -> dict[str, tuple[str, str | None]]:
+        """(status, error) of every stored item of ``study``, by key."""
+        rows = self._db.execute(
+            "SELECT key, status, error FROM study_items WHERE study = ?", (study,)
+        ).fetchall()
+        return {str(key): (str(status), error) for key, status, error in rows}
+
+    def iter_study_items(self, study: str) -> Iterator[StudyItemRecord]:
+        for key, spec, status, error, result, call_keys in self._db.execute(
+            "SELECT key, spec, status, error, result, call_keys FROM study_items "
+            "WHERE study = ? ORDER BY key",
+            (study,),
+        ):
+            yield StudyItemRecord(
+                key=str(key),
+                study=study,
+                spec=json.loads(spec),
+                status=str(status),
+                error=error,
+                result=None if result is None else json.loads(result),
+                call_keys=tuple(json.loads(call_keys)),
+            )
 
     def tokens_by_role(self) -> dict[str, Usage]:
         rows = self._db.execute(
