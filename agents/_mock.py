@@ -3,7 +3,10 @@
 The reply is a pure function of the request (never a queue in call order), so concurrent
 trials cannot receive each other's answers and a re-run reproduces every answer. Judges'
 replies follow the JSON schema the request carries; identity labels are read from the
-``<candidate id=".." author="..">`` blocks fairpanel's prompts use.
+``<candidate id=".." author="..">`` blocks fairpanel's prompts use. A free-text request whose
+last message asks to choose between options ("..., Mary or Latoya?", or a bracketed list
+"[red, blue, green]") gets one option back, as do schema fields with an ``enum``; the
+planted ``choice_bias`` and ``abstain_rate`` act there.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from fairpanel.agents._spec import MockBias, ModelSpec
 from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
 
-__all__ = ["MockClient", "mock_reply"]
+__all__ = ["MockClient", "mock_reply", "offered_options"]
 
 _CANDIDATE = re.compile(
     r'<candidate id="(?P<id>[^"]+)"(?: author="(?P<author>[^"]*)")?>'
@@ -26,6 +29,11 @@ _CANDIDATE = re.compile(
 )
 _LABEL_LINE = re.compile(r"written by", re.IGNORECASE)
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
+_OR_QUESTION = re.compile(
+    r"(?:^|[,:;]\s*)(?P<first>[^,:;?\n]{1,80}?)\s+or\s+(?P<second>[^,:;?\n]{1,80}?)\?", re.M
+)
+_BRACKETED = re.compile(r"\[(?P<items>[^\[\]\n]+,[^\[\]\n]+)\]")
+_ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
 
@@ -92,11 +100,54 @@ def _metrics_of(properties: dict[str, Any]) -> list[str]:
     return [name for name, prop in properties.items() if prop.get("type") in ("integer", "number")]
 
 
+def _conversation(request: ModelRequest) -> str:
+    """What the mock's draws hash: every message, and the replicate when there is one (a
+    deliberate repeat is a fresh sample, as it would be from a sampling model)."""
+    text = json.dumps([m.model_dump() for m in request.messages], sort_keys=True)
+    return f"{text}\x1freplicate={request.replicate}" if request.replicate else text
+
+
+def offered_options(text: str) -> list[str]:
+    """The options of the last choice question in ``text`` (empty when there is none)."""
+    found: list[tuple[int, list[str]]] = [
+        (m.start(), [m.group("first").strip(), m.group("second").strip()])
+        for m in _OR_QUESTION.finditer(text)
+    ]
+    found.extend(
+        (m.start(), [part.strip() for part in m.group("items").split(",") if part.strip()])
+        for m in _BRACKETED.finditer(text)
+    )
+    return max(found)[1] if found else []
+
+
+def _choose(bias: MockBias, prompt: str, options: list[str]) -> str:
+    """An option: uniform, except that a planted ``choice_bias`` wins its share outright."""
+    favoured = []
+    for option in options:
+        share = sum(
+            value
+            for key, value in bias.choice_bias.items()
+            if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", option, re.IGNORECASE)
+        )
+        if _unit("favour", prompt, option) < min(1.0, share):
+            favoured.append(option)
+    pool = favoured or options
+    return pool[_pick(len(pool), "choice", prompt)]
+
+
+def _choice_reply(request: ModelRequest, bias: MockBias, options: list[str]) -> str:
+    prompt = _conversation(request)
+    if bias.abstain_rate and _unit("abstain", prompt) < bias.abstain_rate:
+        return _ABSTAIN
+    choice = _choose(bias, prompt, options)
+    return f"{{{{{choice}}}}}" if "{{" in request.messages[-1].content else choice
+
+
 def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     assert request.response_schema is not None
     schema = request.response_schema.get("schema", request.response_schema)
     properties: dict[str, Any] = schema.get("properties", {})
-    prompt = json.dumps([m.model_dump() for m in request.messages], sort_keys=True)
+    prompt = _conversation(request)
     if bias.malformed_rate and _unit("malformed", prompt) < bias.malformed_rate:
         return "I would rate this quite highly overall, it is a solid answer."
     candidates: dict[str, tuple[str, str]] = {}
@@ -130,12 +181,18 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
         candidate_id = next(iter(candidates), "A")
         for metric in _metrics_of(properties):
             reply[metric] = _score(bias, prompt, candidate_id, author, text, metric)
+    for name, prop in properties.items():
+        if name not in reply and prop.get("enum"):
+            reply[name] = _choose(bias, f"{prompt}\x1f{name}", [str(v) for v in prop["enum"]])
     return json.dumps(reply)
 
 
 def mock_reply(request: ModelRequest, bias: MockBias) -> str:
     """The mock's answer to ``request``: judge JSON when a schema is asked for, else prose."""
     if request.response_schema is None:
+        options = offered_options(request.messages[-1].content)
+        if options:
+            return _choice_reply(request, bias, options)
         return _responder_text(request)
     return _judge_reply(request, bias)
 

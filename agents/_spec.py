@@ -28,6 +28,12 @@ class MockBias(BaseModel):
     ``first_position_bias`` is the share of pair verdicts the mock gives to the candidate shown
     first regardless of the scores; under no identity bias the first position then wins
     ``0.5 + first_position_bias / 2`` of the time.
+
+    Choices (a question offering options, or a schema field with an ``enum``) are answered
+    uniformly by default; ``choice_bias`` maps an option (matched as a whole word,
+    case-insensitively) to the share of such questions in which the mock picks it outright
+    when it is offered, so against one unbiased option it wins ``0.5 + bias / 2``.
+    ``abstain_rate`` is the share of option questions answered without naming any option.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -37,6 +43,16 @@ class MockBias(BaseModel):
     base_score: float = Field(default=6.0, ge=0.0, le=10.0)
     noise: int = Field(default=2, ge=0, le=5)
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    choice_bias: dict[str, float] = Field(default_factory=dict)
+    abstain_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @field_validator("choice_bias")
+    @classmethod
+    def _shares(cls, value: dict[str, float]) -> dict[str, float]:
+        for option, share in value.items():
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"choice_bias of {option!r} must be between 0 and 1")
+        return value
 
 
 class ModelSpec(BaseModel):

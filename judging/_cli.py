@@ -54,6 +54,19 @@ def _load_or_exit(path: Path | None) -> ExperimentConfig:
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
+def _is_study(path: Path) -> bool:
+    """Whether ``path`` is a study file (a ``study:`` field), handled by fairpanel.studies."""
+    # Imported here: the studies build on this package, so it cannot import them at load time.
+    from fairpanel.studies import study_name
+
+    try:
+        return study_name(path) is not None
+    except InputFileError as exc:
+        for problem in exc.problems:
+            errors.print(f"[bold red]error[/]: {problem}", highlight=False, markup=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
 def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
     """Treatments in the experiment's order (the first is the baseline), then any others."""
     resolved = run_dir / "experiment.resolved.json"
@@ -139,6 +152,18 @@ def run(
     ] = None,
 ) -> None:
     """Run an experiment (resumable: finished trials and calls are never repeated)."""
+    if experiment is not None and _is_study(experiment):
+        from fairpanel.studies import run_command
+
+        run_command(
+            experiment,
+            out,
+            retry_failed=retry_failed,
+            max_failures=max_failures,
+            console=console,
+            errors=errors,
+        )
+        return
     config = _load_or_exit(experiment)
     run_dir = out or Path("runs") / config.name
     with Progress(
@@ -190,6 +215,12 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> Non
     if not (run_dir / STORE_FILE).is_file():
         errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
         raise typer.Exit(EXIT_BAD_INPUT)
+    from fairpanel.studies import config_from_run, report_command
+
+    study = config_from_run(run_dir)
+    if study is not None:
+        report_command(run_dir, study, console)
+        return
     _print_results(write_results(run_dir))
     console.print(f"Wrote {run_dir / 'results.json'}")
 
@@ -202,6 +233,11 @@ def estimate(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables")] = False,
 ) -> None:
     """Trials, calls, tokens, cost and time of an experiment, without calling a model."""
+    if experiment is not None and _is_study(experiment):
+        from fairpanel.studies import estimate_command
+
+        estimate_command(experiment, as_json=as_json, console=console, errors=errors)
+        return
     plan = estimate_experiment(_load_or_exit(experiment)).as_dict()
     if as_json:
         typer.echo(json.dumps(plan, indent=2))
@@ -230,9 +266,21 @@ def estimate(
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of experiment files."""
-    typer.echo(json.dumps(ExperimentConfig.model_json_schema(), indent=2))
+def schema(
+    study: Annotated[
+        str | None, typer.Option("--study", help="A study name: the schema of its study files")
+    ] = None,
+) -> None:
+    """Print the JSON Schema of experiment files (or of one study's files)."""
+    if study is None:
+        typer.echo(json.dumps(ExperimentConfig.model_json_schema(), indent=2))
+        return
+    from fairpanel.studies import STUDIES
+
+    if study not in STUDIES:
+        errors.print(f"[bold red]error[/]: unknown study {study!r}; known: {', '.join(STUDIES)}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    typer.echo(json.dumps(STUDIES[study].config_model.model_json_schema(), indent=2))
 
 
 @app.command()

@@ -11,6 +11,6 @@ python="${PYTHON:-python}"
 rm -rf "$tree"
 mkdir -p "$tree/fairpanel"
 for f in "$root"/fairpanel/*.py "$root"/fairpanel/py.typed; do ln -s "$f" "$tree/fairpanel/"; done
-for pkg in agents scenarios personas judging analysis; do ln -s "$root/$pkg" "$tree/fairpanel/$pkg"; done
+for pkg in agents scenarios personas judging analysis studies; do ln -s "$root/$pkg" "$tree/fairpanel/$pkg"; done
 cd "$tree"
 exec "$python" -m mypy --config-file "$root/pyproject.toml" -p fairpanel "$@"

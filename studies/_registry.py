@@ -1,0 +1,22 @@
+"""The built-in studies by name: the values a study file's ``study:`` field may take.
+
+A new study adds its class to ``_BUILTIN``; nothing else in the framework changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairpanel.studies._award_study import AwardAudit
+from fairpanel.studies._base import Study, StudyConfig
+
+__all__ = ["STUDIES", "build_study"]
+
+_BUILTIN: tuple[type[Study[Any, Any]], ...] = (AwardAudit,)
+
+STUDIES: dict[str, type[Study[Any, Any]]] = {study.name: study for study in _BUILTIN}
+
+
+def build_study(config: StudyConfig) -> Study[Any, Any]:
+    """The study object for a loaded config."""
+    return STUDIES[config.study](config)
