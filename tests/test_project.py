@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_FOLDERS = ("agents", "scenarios", "personas", "judging", "analysis", "studies", "fairpanel")
 
 
 def _readme_commands() -> list[str]:
@@ -31,7 +32,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 def test_modules_stay_small() -> None:
-    for folder in ("agents", "scenarios", "personas", "judging", "analysis", "studies", "fairpanel"):
+    for folder in PACKAGE_FOLDERS:
         for module in (ROOT / folder).glob("*.py"):
             lines = module.read_text(encoding="utf-8").count("\n")
             assert lines <= 500, f"{module} has {lines} lines"
@@ -39,7 +40,7 @@ def test_modules_stay_small() -> None:
 
 def test_only_the_adapter_modules_import_autogen() -> None:
     allowed = {"_autogen_panel.py"}
-    for folder in ("agents", "scenarios", "personas", "judging", "analysis", "studies", "fairpanel"):
+    for folder in PACKAGE_FOLDERS:
         for module in (ROOT / folder).glob("*.py"):
             if module.name in allowed:
                 continue
