@@ -91,6 +91,7 @@ class Reading:
     outcome: Outcome
     chosen_index: int | None
     equivocal_reason: Literal["both", "neither"] | None
+    read_from: Literal["name_only", "first_sentence", "anywhere"] | None = None
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -103,11 +104,25 @@ def _first_sentence(text: str) -> str:
 
 
 def read_choice(text: str, names: tuple[str, str]) -> Reading:
-    """Which of the two ``names`` (listed order) ``text`` chooses, or why it chooses neither."""
-    for scope in (_first_sentence(text), text):
+    """Which of the two ``names`` (listed order) ``text`` chooses, or why it chooses neither.
+
+    ``read_from`` says how lenient the reading was: the whole answer is the name (as asked),
+    the first sentence names one student, or only the whole answer does. A weak model's
+    "If you want Emily to ..." reads as a choice of Emily from the first sentence, so results
+    count choices by ``read_from`` and a reader can keep only the strict ones.
+    """
+    bare = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    for index, name in enumerate(names):
+        if bare == name.lower():
+            return Reading("chosen", index, None, "name_only")
+    scopes: tuple[tuple[Literal["first_sentence", "anywhere"], str], ...] = (
+        ("first_sentence", _first_sentence(text)),
+        ("anywhere", text),
+    )
+    for read_from, scope in scopes:
         named = [index for index, name in enumerate(names) if _mentions(scope, name)]
         if len(named) == 1:
-            return Reading("chosen", named[0], None)
+            return Reading("chosen", named[0], None, read_from)
         if len(named) == 2:
             return Reading("equivocal", None, "both")
     return Reading("equivocal", None, "neither")

@@ -105,6 +105,7 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
             "answer": reply.text,
             "outcome": reading.outcome,
             "equivocal_reason": reading.equivocal_reason,
+            "read_from": reading.read_from,
             "chosen_position": None,
             "chosen_name": None,
             "chosen_group": None,
@@ -167,6 +168,7 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
         levels: list[int | str] = [*self.config.levels, ALL_LEVELS]
         counts: dict[int | str, Counter[str]] = {level: Counter() for level in levels}
         reasons: Counter[str] = Counter()
+        read_from: Counter[str] = Counter()
         position: Counter[int] = Counter()
         offered: Counter[str] = Counter()
         chosen_by_name: Counter[str] = Counter()
@@ -186,6 +188,7 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
                 reasons[str(result.get("equivocal_reason"))] += 1
                 continue
             position[int(result["chosen_position"])] += 1
+            read_from[str(result.get("read_from"))] += 1
             chosen_by_name[str(result["chosen_name"])] += 1
             coded = (result.get("followup") or {}).get("category") or "uncoded"
             if "followup" in result:
@@ -213,6 +216,7 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
             "n_failed": sum(r.status == "failed" for r in records),
             "choices": choices,
             "equivocal_reasons": dict(sorted(reasons.items())),
+            "choices_read_from": dict(sorted(read_from.items())),
             "choice_method": (
                 f"two-sided exact binomial test of {groups[0]} choices among non-equivocal "
                 "answers against 1/2 (scipy binomtest, Wilson-Sterne); mid-p beside it; "

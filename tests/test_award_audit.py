@@ -106,25 +106,30 @@ def test_prompt_shows_running_totals_that_end_equal() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "outcome", "index", "reason"),
+    ("text", "index", "reason", "read_from"),
     [
-        ("Latoya", "chosen", 1, None),
-        ("**Emily**.", "chosen", 0, None),
-        ("Latoya. Unlike Emily, she was consistent.", "chosen", 1, None),
-        ("I would choose latoya.", "chosen", 1, None),
-        ("Emily and Latoya both deserve it.", "equivocal", None, "both"),
-        ("Both students earned the same score; I cannot choose.", "equivocal", None, "neither"),
-        ("", "equivocal", None, "neither"),
-        ("Emilyanne", "equivocal", None, "neither"),
+        ("Latoya", 1, None, "name_only"),
+        ("**Emily**.", 0, None, "name_only"),
+        ("Latoya. Unlike Emily, she was consistent.", 1, None, "first_sentence"),
+        ("I would choose latoya.", 1, None, "first_sentence"),
+        ("If you want Emily to win, then", 0, None, "first_sentence"),
+        ("Both did well.\nOn balance: Latoya", 1, None, "anywhere"),
+        ("Emily and Latoya both deserve it.", None, "both", None),
+        ("Both students earned the same score; I cannot choose.", None, "neither", None),
+        ("", None, "neither", None),
+        ("Emilyanne", None, "neither", None),
     ],
 )
-def test_reading_an_answer(text: str, outcome: str, index: int | None, reason: str | None) -> None:
+def test_reading_an_answer(
+    text: str, index: int | None, reason: str | None, read_from: str | None
+) -> None:
     reading = read_choice(text, ("Emily", "Latoya"))
-    assert (reading.outcome, reading.chosen_index, reading.equivocal_reason) == (
-        outcome,
+    assert (reading.chosen_index, reading.equivocal_reason, reading.read_from) == (
         index,
         reason,
+        read_from,
     )
+    assert reading.outcome == ("equivocal" if index is None else "chosen")
 
 
 def test_reading_the_coder() -> None:
@@ -185,6 +190,7 @@ def test_example_finds_the_planted_preference(cli: Cli, tmp_path: Path) -> None:
     equivocal = pooled["counts"]["equivocal"] / (pooled["n"] + pooled["counts"]["equivocal"])
     assert 0.07 < equivocal < 0.13  # abstain_rate 0.1
     assert results["equivocal_reasons"] == {"neither": pooled["counts"]["equivocal"]}
+    assert results["choices_read_from"] == {"name_only": pooled["n"]}
     assert results["position"]["first_listed"]["p_exact"] > 0.01  # type: ignore[index]
     followup = results["followup"][-1]  # type: ignore[index]
     assert followup["tested"] and followup["p_value"] > 0.01  # no planted follow-up effect
