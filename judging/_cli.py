@@ -24,6 +24,7 @@ from fairpanel.analysis import analyze, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._frames import RunFrames, load_frames
+from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
@@ -173,6 +174,9 @@ def run(
         except ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None
+        except RunFolderBusyError as exc:
+            errors.print(f"[bold red]error[/]: {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
     (run_dir / "summary.json").write_text(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )

@@ -32,6 +32,7 @@ from fairpanel.judging._config import ExperimentConfig, selected_bases_from
 from fairpanel.judging._cost import cost_by_role
 from fairpanel.judging._design import TrialSpec, iter_trials
 from fairpanel.judging._failures import failure_reason, responder_failed
+from fairpanel.judging._lock import RunFolderLock
 from fairpanel.judging._prompts import responder_messages, rewrite_messages
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.judging._trial import run_trial
@@ -200,6 +201,7 @@ async def run_experiment(
         if warn is not None:
             warn(warning)
     out_dir.mkdir(parents=True, exist_ok=True)
+    lock = RunFolderLock(out_dir).acquire()  # a second run on this folder is refused here
     _write_provenance(out_dir, config)
     store = Store(out_dir / STORE_FILE)
     caller = CachingCaller(store)
@@ -241,6 +243,7 @@ async def run_experiment(
         )
     finally:
         store.close()
+        lock.release()
 
 
 @dataclass
