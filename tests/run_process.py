@@ -36,3 +36,52 @@ def start_run(argv: Sequence[str], env: Mapping[str, str], log_path: Path) -> Ba
     process = _CONTEXT.Process(target=_run_cli, args=(list(argv), dict(env), str(log_path)))
     process.start()
     return process
+
+
+def _hammer_store(db_path: str, turns_per_trial: int) -> None:
+    """Write trials (each with many turns) and calls into a store as fast as possible, forever."""
+    from fairpanel.agents import Message, ModelReply, ModelRequest, Usage
+    from fairpanel.judging import Store, TrialRecord, TurnRecord
+
+    store = Store(Path(db_path))
+    index = len(store.finished_keys())
+    while True:
+        index += 1
+        turns = [
+            TurnRecord(
+                round=turn,
+                round_kind="first",
+                judge=f"judge-{turn}",
+                speaker_index=0,
+                judge_model="mock/judge",
+                raw_text=f"answer {index}.{turn} " * 200,
+                parsed={"reason": "r", "creativity": 5},
+                parse_error=None,
+                attempts=1,
+                usage=Usage(prompt_tokens=10, completion_tokens=5),
+                latency_s=0.0,
+                call_keys=[f"{index}.{turn}"],
+            )
+            for turn in range(turns_per_trial)
+        ]
+        record = TrialRecord(
+            key=f"trial-{index:08d}",
+            protocol="single",
+            spec={"index": index},
+            status="ok",
+            error=None,
+            consensus={"scores": {}},
+            turns=turns,
+        )
+        store.put_trial(record)
+        request = ModelRequest(
+            model="mock/judge", messages=(Message(role="user", content=str(index)),)
+        )
+        store.put_call(request.key(), request, ModelReply(text="x" * 4000), "judge:first")
+
+
+def start_store_hammer(db_path: Path, turns_per_trial: int) -> BaseProcess:
+    """Start a child that writes into the store at ``db_path`` until it is killed."""
+    process = _CONTEXT.Process(target=_hammer_store, args=(str(db_path), turns_per_trial))
+    process.start()
+    return process
