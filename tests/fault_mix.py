@@ -74,7 +74,7 @@ class FaultMix:
         kinds: Sequence[FaultKind] = EVERY_FAULT,
         transient_attempts: int = 2,
         retry_after: float = 0.05,
-        persistent: Callable[[dict[str, Any]], FaultKind | str | None] = lambda _body: None,
+        persistent: Callable[[dict[str, Any]], Fault | FaultKind | str | None] = lambda _: None,
     ) -> None:
         self._answer = answer
         self._seed = seed
@@ -97,6 +97,10 @@ class FaultMix:
             self._arrivals[key] += 1
             arrival = self._arrivals[key]
         forced = self.persistent(body)
+        if isinstance(forced, Fault):
+            with self._lock:
+                self.injected[f"persistent:{forced.kind}"] += 1
+            return forced
         if forced in EVERY_FAULT:
             with self._lock:
                 self.injected[f"persistent:{forced}"] += 1
