@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -51,7 +52,7 @@ def _load_or_exit(path: Path | None) -> ExperimentConfig:
         return load_experiment(path)
     except InputFileError as exc:
         for problem in exc.problems:
-            errors.print(f"[bold red]error[/]: {problem}", highlight=False, markup=True)
+            errors.print(f"[bold red]error[/]: {escape(problem)}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
@@ -175,7 +176,7 @@ def run(
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None
         except RunFolderBusyError as exc:
-            errors.print(f"[bold red]error[/]: {exc}", highlight=False, soft_wrap=True)
+            errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
     (run_dir / "summary.json").write_text(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
