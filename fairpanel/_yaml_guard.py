@@ -79,7 +79,8 @@ def _expanded_sizes(root: yaml.Node) -> tuple[dict[int, int], list[Problem]]:
 
 def _too_big(root: yaml.Node, sizes: dict[int, int]) -> Problem:
     """The deepest value that alone expands past the limit, where the bomb is."""
-    node, loc = root, ()
+    node: yaml.Node = root
+    loc: Location = ()
     while True:
         bigger = [
             (child, where)
