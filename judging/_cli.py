@@ -25,6 +25,7 @@ from fairpanel.analysis import analyze, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._frames import RunFrames, load_frames
+from fairpanel.judging._injection import injection_robustness
 from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
@@ -76,6 +77,7 @@ def write_results(run_dir: Path) -> dict[str, Any]:
     store = Store(run_dir / STORE_FILE)
     try:
         frames = load_frames(store)
+        robustness = injection_robustness(store)
     finally:
         store.close()
     treatments = _treatment_order(run_dir, frames.values("treatment"))
@@ -95,6 +97,7 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         for arm in frames.values("arm")
         if arm != "main"
     }
+    results["injection_robustness"] = robustness  # empty unless arms.injection is on
     (run_dir / "results.json").write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
