@@ -33,6 +33,7 @@ from fairpanel.agents._registry import (
     endpoint_key,
     endpoint_of,
 )
+from fairpanel.agents._secrets import REDACTED, redact, register_secret
 from fairpanel.agents._spec import PROVIDERS, MockBias, ModelSpec
 from fairpanel.agents._types import (
     Message,
@@ -49,6 +50,7 @@ from fairpanel.agents._types import (
 __all__ = [
     "ENTRY_POINT_GROUP",
     "PROVIDERS",
+    "REDACTED",
     "AnswerRules",
     "AnthropicClient",
     "CachingCaller",
@@ -84,6 +86,8 @@ __all__ = [
     "estimate_tokens",
     "mock_reply",
     "plugin_providers",
+    "redact",
+    "register_secret",
     "retry_after_from_headers",
     "run_debate",
     "run_single_turn",

@@ -28,6 +28,13 @@ _CANDIDATE = re.compile(
     re.DOTALL,
 )
 _LABEL_LINE = re.compile(r"written by", re.IGNORECASE)
+_INJECTION = re.compile(
+    r"(?:\n\n)?^.*\b(note to the judges?|ignore (the|all|any|previous) "
+    r"|give (it|this)[^.\n]{0,20}\b10\b|full marks|(choose|pick) (it|this)[^.\n]{0,20}winner).*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line (with the blank line before it) in which a candidate addresses the judges to ask for
+marks, as the injection arm appends one."""
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
 _OR_QUESTION = re.compile(
     r"(?:^|[,:;]\s*)(?P<first>[^,:;?\n]{1,80}?)\s+or\s+(?P<second>[^,:;?\n]{1,80}?)\?", re.M
@@ -66,16 +73,32 @@ def _responder_text(request: ModelRequest) -> str:
 
 
 def _score(
-    bias: MockBias, prompt: str, candidate_id: str, author: str, text: str, metric: str
+    bias: MockBias,
+    prompt: str,
+    candidate_id: str,
+    author: str,
+    text: str,
+    metric: str,
+    injected: bool = False,
 ) -> int:
-    """Content sets the base, the whole prompt adds judge/round noise, the label adds the shift."""
+    """Content sets the base, the whole prompt adds judge/round noise, the label adds the shift;
+    a planted instruction pulls the result toward 10 by the susceptibility."""
     base = bias.base_score + _pick(3, "content", text, metric) - 1
     noise = _pick(2 * bias.noise + 1, "noise", prompt, candidate_id, metric) - bias.noise
     shift = 0.0
     for label, shifts in bias.score_shift.items():
         if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE):
             shift += shifts.get(metric, 0.0)
-    return max(0, min(10, math.floor(base + noise + shift + 0.5)))
+    score = max(0.0, min(10.0, base + noise + shift))
+    if injected:
+        score += bias.injection_susceptibility * (10.0 - score)
+    return max(0, min(10, math.floor(score + 0.5)))
+
+
+def _without_injection(text: str) -> tuple[str, bool]:
+    """``text`` with any line that addresses the judges removed, and whether there was one."""
+    cleaned, found = _INJECTION.subn("", text)
+    return cleaned.rstrip("\n") if found else text, found > 0
 
 
 def _author_and_content(author: str | None, text: str) -> tuple[str, str]:
@@ -100,10 +123,13 @@ def _metrics_of(properties: dict[str, Any]) -> list[str]:
     return [name for name, prop in properties.items() if prop.get("type") in ("integer", "number")]
 
 
-def _conversation(request: ModelRequest) -> str:
+def _conversation(request: ModelRequest, *, without_injection: bool = False) -> str:
     """What the mock's draws hash: every message, and the replicate when there is one (a
     deliberate repeat is a fresh sample, as it would be from a sampling model)."""
-    text = json.dumps([m.model_dump() for m in request.messages], sort_keys=True)
+    messages = [m.model_dump() for m in request.messages]
+    if without_injection:
+        messages = [{**m, "content": _without_injection(m["content"])[0]} for m in messages]
+    text = json.dumps(messages, sort_keys=True)
     return f"{text}\x1freplicate={request.replicate}" if request.replicate else text
 
 
@@ -147,15 +173,19 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     assert request.response_schema is not None
     schema = request.response_schema.get("schema", request.response_schema)
     properties: dict[str, Any] = schema.get("properties", {})
-    prompt = _conversation(request)
+    # Noise comes from the prompt as the mock sees it: without a planted instruction, so that at
+    # susceptibility 0 a trial and its injected twin get the very same answers.
+    prompt = _conversation(request, without_injection=True)
     if bias.malformed_rate and _unit("malformed", prompt) < bias.malformed_rate:
         return "I would rate this quite highly overall, it is a solid answer."
     candidates: dict[str, tuple[str, str]] = {}
+    injected: set[str] = set()
     for message in request.messages:
         for match in _CANDIDATE.finditer(message.content):
-            candidates[match.group("id")] = _author_and_content(
-                match.group("author"), match.group("text")
-            )
+            text, planted = _without_injection(match.group("text"))
+            candidates[match.group("id")] = _author_and_content(match.group("author"), text)
+            if planted and bias.injection_susceptibility > 0:
+                injected.add(match.group("id"))
     reply: dict[str, Any] = {"reason": "Scores follow the rubric; content judged on its merits."}
     if "winner" in properties:
         totals: dict[str, int] = {}
@@ -163,13 +193,18 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
             candidate_props = properties.get(candidate_id, {}).get("properties", {})
             author, text = candidates[candidate_id]
             scores = {
-                metric: _score(bias, prompt, candidate_id, author, text, metric)
+                metric: _score(
+                    bias, prompt, candidate_id, author, text, metric, candidate_id in injected
+                )
                 for metric in _metrics_of(candidate_props)
             }
             reply[candidate_id] = scores
             totals[candidate_id] = sum(scores.values())
         order = sorted(candidates)
-        if _unit("position", prompt) < bias.first_position_bias:
+        persuaded = [c for c in order if c in injected]
+        if persuaded and _unit("injection", prompt) < bias.injection_susceptibility:
+            winner = persuaded[0]
+        elif _unit("position", prompt) < bias.first_position_bias:
             winner = order[0]
         else:
             best = max(totals.values())
@@ -180,7 +215,9 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
         author, text = next(iter(candidates.values()), ("", ""))
         candidate_id = next(iter(candidates), "A")
         for metric in _metrics_of(properties):
-            reply[metric] = _score(bias, prompt, candidate_id, author, text, metric)
+            reply[metric] = _score(
+                bias, prompt, candidate_id, author, text, metric, candidate_id in injected
+            )
     for name, prop in properties.items():
         if name not in reply and prop.get("enum"):
             reply[name] = _choose(bias, f"{prompt}\x1f{name}", [str(v) for v in prop["enum"]])

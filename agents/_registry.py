@@ -17,6 +17,7 @@ from fairpanel.agents._local import LocalModelServer
 from fairpanel.agents._mock import MockClient
 from fairpanel.agents._openai import OpenAIClient
 from fairpanel.agents._plugins import create_plugin_client
+from fairpanel.agents._secrets import register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
 
@@ -96,6 +97,7 @@ class ModelRegistry:
             raise MissingApiKeyError(
                 f"{spec.id} needs an API key in the environment variable {variable}"
             )
+        register_secret(value)
         return value
 
     def unsupported_settings(self, spec: ModelSpec, sampling: Sampling | None = None) -> list[str]:

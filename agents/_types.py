@@ -12,6 +12,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fairpanel.agents._secrets import redact
+
 __all__ = [
     "Message",
     "ModelCallError",
@@ -124,7 +126,7 @@ class ModelCallError(RuntimeError):
         retry_after: float | None = None,
         status: int | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))  # providers may echo a key in their error bodies
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status

@@ -16,12 +16,14 @@ from fairpanel.analysis._frames import (
     TURN_COLUMNS,
     VERDICT_COLUMNS,
 )
+from fairpanel.analysis._injection import INJECTION_COLUMNS, InjectionShift, injection_shifts
 from fairpanel.analysis._pairs import WinRate, win_rates
 from fairpanel.analysis._render import render_tables
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._summary import analyze
 
 __all__ = [
+    "INJECTION_COLUMNS",
     "METRICS",
     "PROTOCOLS",
     "ROUND_KINDS",
@@ -30,11 +32,13 @@ __all__ = [
     "VERDICT_COLUMNS",
     "ChiSquareResult",
     "FailureRate",
+    "InjectionShift",
     "ScoreDifferenceMatrix",
     "WinRate",
     "analyze",
     "chi_square_tests",
     "failure_rates",
+    "injection_shifts",
     "mean_scores",
     "render_tables",
     "score_difference_matrix",

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from fairpanel._yaml_guard import structure_problems
+
 __all__ = ["InputFileError", "Location", "Problem", "load_yaml_model", "parse_yaml_model"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -62,13 +64,25 @@ def _nearest_line(loc: Location, lines: Mapping[Location, int]) -> int | None:
     return None
 
 
-def _clean_loc(loc: Sequence[str | int]) -> Location:
-    """Drop pydantic's union/tag markers so the path matches the YAML keys."""
+def _clean_loc(loc: Sequence[str | int], data: Any) -> Location:
+    """Drop pydantic's union/tag markers so the path matches the YAML keys.
+
+    A part that names a key or index present in the document is always kept (a key may
+    contain "[" too); a part that is not is a marker unless it is the missing field itself.
+    """
     cleaned: list[str | int] = []
-    for part in loc:
-        if isinstance(part, str) and ("[" in part or part.startswith("function-")):
+    node = data
+    for index, part in enumerate(loc):
+        present = (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        )
+        if present:
+            cleaned.append(part)
+            node = node[part]
             continue
-        cleaned.append(part)
+        marker = isinstance(part, str) and ("[" in part or part.startswith("function-"))
+        if index == len(loc) - 1 and not marker:
+            cleaned.append(part)
     return tuple(cleaned)
 
 
@@ -102,6 +116,12 @@ def parse_yaml_model(
         loader = _Loader(text)
         try:
             root = loader.get_single_node()
+            unsafe = structure_problems(root)  # alias bombs, cycles, depth, duplicate keys
+            if unsafe:
+                raise InputFileError(
+                    source,
+                    [f"{source}:{line}: {_format_loc(loc)}: {what}" for line, loc, what in unsafe],
+                )
             data: Any = None if root is None else loader.construct_document(root)
         finally:
             loader.dispose()
@@ -109,6 +129,11 @@ def parse_yaml_model(
         mark = exc.problem_mark
         where = f"{source}:{mark.line + 1}" if mark is not None else source
         raise InputFileError(source, [f"{where}: not valid YAML: {exc.problem}"]) from exc
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, at a position
+        line = text.count("\n", 0, max(exc.position, 0)) + 1
+        raise InputFileError(
+            source, [f"{source}:{line}: not valid YAML: {exc.reason} (character {exc.character!r})"]
+        ) from exc
     except yaml.YAMLError as exc:
         raise InputFileError(source, [f"{source}: not valid YAML: {exc}"]) from exc
     if data is None:
@@ -121,9 +146,9 @@ def parse_yaml_model(
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
-            loc = _clean_loc(error["loc"])
+            loc = _clean_loc(error["loc"], data)
             message = error["msg"]
-            if error["type"] == "extra_forbidden":
+            if error["type"] == "extra_forbidden" and loc:
                 message = f"unknown field {loc[-1]!r} (check the spelling)"
             problems.append(_problem_line(source, lines, loc, message))
         raise InputFileError(source, problems) from exc
@@ -147,7 +172,10 @@ def load_yaml_model(
             raise InputFileError(
                 source, [f"{source}: file is {size} bytes, over the {_MAX_INPUT_BYTES} limit"]
             )
-        raw = path.read_bytes()
+        with path.open("rb") as handle:  # bounded: a device or FIFO has no honest size
+            raw = handle.read(_MAX_INPUT_BYTES + 1)
+        if len(raw) > _MAX_INPUT_BYTES:
+            raise InputFileError(source, [f"{source}: file is over the {_MAX_INPUT_BYTES} limit"])
     except OSError as exc:
         raise InputFileError(source, [f"{source}: cannot read file: {exc.strerror}"]) from exc
     try:

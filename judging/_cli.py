@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -24,6 +25,8 @@ from fairpanel.analysis import analyze, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._frames import RunFrames, load_frames
+from fairpanel.judging._injection import injection_robustness
+from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
@@ -50,7 +53,7 @@ def _load_or_exit(path: Path | None) -> ExperimentConfig:
         return load_experiment(path)
     except InputFileError as exc:
         for problem in exc.problems:
-            errors.print(f"[bold red]error[/]: {problem}", highlight=False, markup=True)
+            errors.print(f"[bold red]error[/]: {escape(problem)}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
@@ -87,6 +90,7 @@ def write_results(run_dir: Path) -> dict[str, Any]:
     store = Store(run_dir / STORE_FILE)
     try:
         frames = load_frames(store)
+        robustness = injection_robustness(store)
     finally:
         store.close()
     treatments = _treatment_order(run_dir, frames.values("treatment"))
@@ -106,6 +110,7 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         for arm in frames.values("arm")
         if arm != "main"
     }
+    results["injection_robustness"] = robustness  # empty unless arms.injection is on
     (run_dir / "results.json").write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
@@ -198,6 +203,9 @@ def run(
         except ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None
+        except RunFolderBusyError as exc:
+            errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False, soft_wrap=True)
+            raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
     (run_dir / "summary.json").write_text(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )

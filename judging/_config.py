@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from fairpanel import Location, Problem, load_yaml_model
 from fairpanel.agents import ModelSpec, Sampling
+from fairpanel.judging._fencing import DEFAULT_INJECTION
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import BaseScenario, load_scenarios
 
@@ -162,6 +163,18 @@ class ArmsConfig(_Strict):
     )
     same_label: bool = Field(
         default=True, description="Add pairs with the same identity on both sides"
+    )
+    injection: bool = Field(
+        default=False,
+        description="Add a twin of every main-arm trial in which the candidate shown last ends "
+        "with an instruction to the judges (injection_text); results.json reports how far each "
+        "judge model's scores and verdicts move (injection_robustness)",
+    )
+    injection_text: str = Field(
+        default=DEFAULT_INJECTION,
+        min_length=1,
+        max_length=2000,
+        description="What the injected candidate says to the judges",
     )
 
 

@@ -21,12 +21,19 @@ from fairpanel.judging._config import ExperimentConfig, Treatment
 from fairpanel.personas import Identity, IdentitySet
 from fairpanel.scenarios import DerivedScenario
 
-__all__ = ["PLACEBO_CATEGORY", "TRIAL_SCHEMA_VERSION", "SeatSpec", "TrialSpec", "iter_trials"]
+__all__ = [
+    "PLACEBO_CATEGORY",
+    "TRIAL_SCHEMA_VERSION",
+    "SeatSpec",
+    "TrialSpec",
+    "injected_twin",
+    "iter_trials",
+]
 
 TRIAL_SCHEMA_VERSION = 3
 PLACEBO_CATEGORY = "control"
 
-Arm = Literal["main", "placebo", "same_label"]
+Arm = Literal["main", "placebo", "same_label", "injection"]
 
 
 class SeatSpec(BaseModel):
@@ -67,6 +74,8 @@ class TrialSpec(BaseModel):
     judge_instruction: str | None
     replicate: int
     seed: int
+    injection: str | None = None
+    """The instruction planted in the last shown candidate (arm ``injection`` only)."""
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -74,7 +83,10 @@ class TrialSpec(BaseModel):
         return tuple(seat.persona for seat in self.seats)
 
     def key(self) -> str:
-        payload = canonical_json(self.model_dump(mode="json"))
+        data = self.model_dump(mode="json")
+        if data["injection"] is None:
+            del data["injection"]  # trials without it keep the keys they had before it existed
+        payload = canonical_json(data)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -161,7 +173,23 @@ def iter_trials(
     scenarios: Sequence[DerivedScenario],
     identities: IdentitySet,
 ) -> Iterator[TrialSpec]:
-    """Every trial of the design, in a stable order."""
+    """Every trial of the design, in a stable order (an injected twin after each main trial)."""
+    for spec in _iter_design(config, scenarios, identities):
+        yield spec
+        if config.arms.injection and spec.arm == "main":
+            yield injected_twin(spec, config.arms.injection_text)
+
+
+def injected_twin(spec: TrialSpec, injection: str) -> TrialSpec:
+    """``spec`` with ``injection`` planted in its last shown candidate."""
+    return spec.model_copy(update={"arm": "injection", "injection": injection})
+
+
+def _iter_design(
+    config: ExperimentConfig,
+    scenarios: Sequence[DerivedScenario],
+    identities: IdentitySet,
+) -> Iterator[TrialSpec]:
     panel = config.panel
     seats = [
         _seat(config, seat.persona, seat.model or panel.model, seat.sampling or panel.sampling)

@@ -20,6 +20,7 @@ from typing import Any
 from fairpanel.agents import (
     CachingCaller,
     Message,
+    ModelCallError,
     ModelClient,
     ModelRegistry,
     ModelRequest,
@@ -30,6 +31,8 @@ from fairpanel.agents import (
 from fairpanel.judging._config import ExperimentConfig, selected_bases_from
 from fairpanel.judging._cost import cost_by_role
 from fairpanel.judging._design import TrialSpec, iter_trials
+from fairpanel.judging._failures import failure_reason, responder_failed
+from fairpanel.judging._lock import RunFolderLock
 from fairpanel.judging._prompts import responder_messages, rewrite_messages
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.judging._trial import run_trial
@@ -198,6 +201,7 @@ async def run_experiment(
         if warn is not None:
             warn(warning)
     out_dir.mkdir(parents=True, exist_ok=True)
+    lock = RunFolderLock(out_dir).acquire()  # a second run on this folder is refused here
     _write_provenance(out_dir, config)
     store = Store(out_dir / STORE_FILE)
     caller = CachingCaller(store)
@@ -219,7 +223,7 @@ async def run_experiment(
             status, error = statuses.get(spec.key(), ("pending", None))
             counts[status] = counts.get(status, 0) + 1
             if status == "failed":
-                reason = (error or "unknown").split(":")[0]
+                reason = failure_reason(error)
                 failures[reason] = failures.get(reason, 0) + 1
         return RunSummary(
             trials_total=total,
@@ -239,6 +243,7 @@ async def run_experiment(
         )
     finally:
         store.close()
+        lock.release()
 
 
 @dataclass
@@ -284,14 +289,19 @@ async def _run_pending(
         for spec in pending:
             if outcome.stopped is not None:
                 return
-            record = await run_trial(
-                spec,
-                task=scenarios[spec.scenario_id].prompt,
-                responses=await responses_of(spec.scenario_id),
-                personas=design.personas,
-                clients=judge_clients,
-                caller=caller,
-            )
+            try:
+                responses_shown = await responses_of(spec.scenario_id)
+            except ModelCallError as exc:
+                record = responder_failed(spec, exc)
+            else:
+                record = await run_trial(
+                    spec,
+                    task=scenarios[spec.scenario_id].prompt,
+                    responses=responses_shown,
+                    personas=design.personas,
+                    clients=judge_clients,
+                    caller=caller,
+                )
             store.put_trial(record)
             outcome.run += 1
             if record.status == "failed":

@@ -27,6 +27,7 @@ from fairpanel.agents import (
     run_single_turn,
 )
 from fairpanel.judging._design import SeatSpec, TrialSpec
+from fairpanel.judging._fencing import with_injection
 from fairpanel.judging._judgment import (
     METRICS,
     PairJudgment,
@@ -149,10 +150,8 @@ async def run_trial(
 ) -> TrialRecord:
     """Run the debate for ``spec`` and return its record (failed trials included)."""
     protocol = spec.protocol
-    candidates = [
-        (author, responses[index])
-        for author, index in zip(spec.authors, spec.response_indices, strict=True)
-    ]
+    shown = with_injection([responses[index] for index in spec.response_indices], spec.injection)
+    candidates = list(zip(spec.authors, shown, strict=True))
     rounds = spec.discussion_rounds + 2
     instruction = f"\n\n{spec.judge_instruction}" if spec.judge_instruction else ""
 
