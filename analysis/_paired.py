@@ -79,7 +79,13 @@ def differences_of(wide: pd.DataFrame, identity: str, versus: str, metric: str) 
     """Rows of ``label_columns`` output with both labels: unit keys and ``difference``."""
     if metric not in wide.index.get_level_values(METRIC):
         return pd.DataFrame(columns=[*UNIT, "difference"])
-    return _difference(wide.xs(metric, level=METRIC), identity, versus)
+    return _difference(_metric_rows(wide, metric), identity, versus)
+
+
+def _metric_rows(wide: pd.DataFrame, metric: str) -> pd.DataFrame:
+    rows = wide.xs(metric, level=METRIC)
+    assert isinstance(rows, pd.DataFrame)
+    return rows
 
 
 def _difference(rows: pd.DataFrame, identity: str, versus: str) -> pd.DataFrame:
@@ -214,7 +220,7 @@ def single_score_effects(
             wide = label_columns(frame, category)
             present = set(wide.index.get_level_values(METRIC))
             for metric in (m for m in (*METRICS, OVERALL) if m in present):
-                rows = wide.xs(metric, level=METRIC)
+                rows = _metric_rows(wide, metric)
                 for pair in itertools.combinations(labels, 2):
                     differences = _difference(rows, *pair)
                     if differences.empty:
