@@ -194,7 +194,9 @@ def bradley_terry(
                 "method": (
                     "Bradley-Terry logistic model of decided consensus verdicts, logit P(front "
                     "answer wins) = position + ability[front label] - ability[back label], "
-                    "abilities sum to zero (log-odds units), fit by maximum likelihood "
+                    "abilities sum to zero (log-odds units; marginal over the answers, so "
+                    "differences in answer quality shrink them toward zero), fit by maximum "
+                    "likelihood "
                     "(Newton-Raphson on binomial counts); "
                     f"{confidence:.0%} percentile interval from {len(draws)} of {n_boot} "
                     "refits on resampled base scenarios (rows when there are fewer than two; "

@@ -92,6 +92,7 @@ def pair_verdicts(
     position: float = 0.0,
     tie_rate: float = 0.0,
     category: str = "gender",
+    quality_sd: float = 0.7,
 ) -> pd.DataFrame:
     """Consensus verdicts in all four arrangements of every label pair of every scenario.
 
@@ -103,7 +104,7 @@ def pair_verdicts(
     rows = []
     for base, derived in itertools.product(range(bases), range(per_base)):
         scenario = f"b{base}-{derived}"
-        quality = {1: rng.normal(0, 0.7), 2: rng.normal(0, 0.7)}
+        quality = {1: rng.normal(0, quality_sd), 2: rng.normal(0, quality_sd)}
         for a, b in itertools.combinations(identities, 2):
             for (front, back), (r_front, r_back) in itertools.product(
                 ((a, b), (b, a)), ((1, 2), (2, 1))
