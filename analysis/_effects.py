@@ -181,12 +181,16 @@ def headline(effects: list[Effect], families: list[Family], alpha: float) -> dic
         sentence = "No identity contrast could be tested: the run has no paired data."
     elif not detected:
         sentence = (
-            f"No detectable identity effect at alpha={alpha:g} after Holm correction over "
-            f"{tests} tests in {len(families)} families."
+            f"No detectable identity effect at alpha={alpha:g} after Holm correction within "
+            f"each family ({tests} tests in {len(families)} "
+            f"{'family' if len(families) == 1 else 'families'})."
         )
     else:
         strongest = min(detected, key=_strength)
         sentence = f"Detectable identity effect: {_describe(strongest)}."
         if len(detected) > 1:
-            sentence += f" {len(detected)} of {tests} tests detect an effect after Holm correction."
+            sentence += (
+                f" {len(detected)} of {tests} tests ({len(families)} families, Holm within "
+                "each) detect an effect."
+            )
     return {"verdict": sentence, "alpha": alpha, "detected": [e.id for e in detected]}

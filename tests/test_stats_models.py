@@ -98,9 +98,9 @@ def test_interval_spanning_zero_is_no_detectable_difference() -> None:
     assert corrected[0].verdict == "no detectable difference"
     top = headline(corrected, families, 0.05)
     assert top["detected"] == []
-    assert (
-        "No detectable identity effect at alpha=0.05 after Holm correction over 1 tests"
-        in (top["verdict"])
+    assert top["verdict"] == (
+        "No detectable identity effect at alpha=0.05 after Holm correction within each family "
+        "(1 tests in 1 family)."
     )
 
 
@@ -112,7 +112,7 @@ def test_headline_names_the_strongest_panel_effect() -> None:
     assert top["verdict"].startswith(
         "Detectable identity effect: male scored 0.65 points higher than female on creativity"
     )
-    assert "2 of 2 tests" in top["verdict"]
+    assert "2 of 2 tests (1 families, Holm within each) detect an effect." in top["verdict"]
 
 
 def _logit_by_statsmodels(verdicts: pd.DataFrame) -> tuple[float, dict[str, float]]:
