@@ -270,15 +270,19 @@ def cmh_effect(
     tables = stratified_tables(rows, identity, versus)
     estimate = low = high = p_value = None
     n = int(sum(t.sum() for t in tables.values()))
+    # A stratum where the front answer always won (or always lost) makes the pooled odds ratio
+    # 0 or infinite; that is reported as a missing estimate, not as a numpy warning.
     if tables:
-        stratified = StratifiedTable(list(tables.values()))
-        p_value = float_or_none(stratified.test_null_odds(correction=False).pvalue)
-        ratio = float(stratified.oddsratio_pooled)
-        if 0.0 < ratio < math.inf:
-            estimate = math.log(ratio)
-            low, high = (
-                float_or_none(v) for v in stratified.logodds_pooled_confint(alpha=1.0 - confidence)
-            )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stratified = StratifiedTable(list(tables.values()))
+            p_value = float_or_none(stratified.test_null_odds(correction=False).pvalue)
+            ratio = float(stratified.oddsratio_pooled)
+            if 0.0 < ratio < math.inf:
+                estimate = math.log(ratio)
+                low, high = (
+                    float_or_none(v)
+                    for v in stratified.logodds_pooled_confint(alpha=1.0 - confidence)
+                )
     return Effect(
         id=f"pair:{category}:win_rate:{identity}-{versus}:cmh:{_who(judge)}",
         family=CMH_FAMILY,
