@@ -6,8 +6,11 @@ here calls a model, so a report can be recomputed from disk at any time. Results
 dataclasses with ``to_dict()``; ``analyze`` assembles them into one JSON-safe report.
 """
 
+from fairpanel.analysis._agreement import agreement, conformity, debate_shift, krippendorff_alpha
+from fairpanel.analysis._bradley_terry import bradley_terry
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
-from fairpanel.analysis._failures import FailureRate, failure_rates
+from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
+from fairpanel.analysis._failures import FailureRate, failure_rates, failure_rates_by_identity
 from fairpanel.analysis._frames import (
     METRICS,
     PROTOCOLS,
@@ -17,10 +20,14 @@ from fairpanel.analysis._frames import (
     VERDICT_COLUMNS,
 )
 from fairpanel.analysis._injection import INJECTION_COLUMNS, InjectionShift, injection_shifts
+from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, win_rates
+from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
 from fairpanel.analysis._render import render_tables
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
+from fairpanel.analysis._statistics import design_statistics
 from fairpanel.analysis._summary import analyze
+from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
 __all__ = [
     "INJECTION_COLUMNS",
@@ -31,16 +38,36 @@ __all__ = [
     "TURN_COLUMNS",
     "VERDICT_COLUMNS",
     "ChiSquareResult",
+    "Effect",
     "FailureRate",
+    "Family",
     "InjectionShift",
     "ScoreDifferenceMatrix",
     "WinRate",
+    "agreement",
     "analyze",
+    "bradley_terry",
     "chi_square_tests",
+    "cohen_h",
+    "conformity",
+    "control_false_positives",
+    "correct_effects",
+    "debate_shift",
+    "design_statistics",
     "failure_rates",
+    "failure_rates_by_identity",
+    "headline",
     "injection_shifts",
+    "krippendorff_alpha",
+    "label_swaps",
     "mean_scores",
+    "order_consistency",
+    "pair_outcomes",
+    "pair_verdict_effects",
+    "paired_differences",
+    "position_bias",
     "render_tables",
     "score_difference_matrix",
+    "single_score_effects",
     "win_rates",
 ]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
 
 from fairpanel.analysis._frames import (
     CATEGORY,
@@ -91,3 +92,62 @@ def failure_rates(turns: pd.DataFrame) -> list[FailureRate]:
             )
         )
     return results
+
+
+FAILURE_BY_IDENTITY_METHOD = (
+    "rate = judge turns with parse_ok False / all judge turns of trials showing the identity "
+    "(a pair trial counts for both of its labels; protocols pooled), per category x identity x "
+    "judge; Wilson score interval (statsmodels proportion_confint)"
+)
+
+
+def failure_rates_by_identity(
+    turns: pd.DataFrame, confidence: float = 0.95
+) -> list[dict[str, Any]]:
+    """Parse-failure rate per (category, identity, judge), with a Wilson interval.
+
+    A judge that fails more often on one label drops that label's hardest cases from the
+    scores, which can fake or hide an effect. Needs the ``first_identity`` and
+    ``second_identity`` turn columns; without them the list is empty.
+    """
+    frame = require_columns(turns, TURN_COLUMNS, "turns")
+    if frame.empty or not {"first_identity", "second_identity"} <= set(frame.columns):
+        return []
+    failed = ~_parse_flags(frame)
+    # A same-label pair trial shows its one label twice; count it once.
+    repeated = frame["first_identity"] == frame["second_identity"]
+    sides = [
+        pd.DataFrame(
+            {
+                "category": frame[CATEGORY].astype(str),
+                "identity": frame[column].mask(repeated) if skip_repeats else frame[column],
+                "judge": frame[JUDGE].astype(str),
+                "failed": failed,
+            }
+        )
+        for column, skip_repeats in (("first_identity", False), ("second_identity", True))
+    ]
+    long = pd.concat(sides, ignore_index=True)
+    long = long.loc[long["identity"].notna()]
+    rows: list[dict[str, Any]] = []
+    for (category, identity, judge), group in long.groupby(
+        ["category", "identity", "judge"], sort=True
+    ):
+        total, count = len(group), int(group["failed"].sum())
+        low, high = proportion_confint(count, total, alpha=1.0 - confidence, method="wilson")
+        rows.append(
+            {
+                "category": str(category),
+                "identity": str(identity),
+                "judge": str(judge),
+                "turns": total,
+                "failed": count,
+                "rate": count / total,
+                "ci_low": float(low),
+                "ci_high": float(high),
+                "confidence": confidence,
+                "n": total,
+                "method": FAILURE_BY_IDENTITY_METHOD,
+            }
+        )
+    return rows

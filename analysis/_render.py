@@ -89,6 +89,61 @@ def _win_rate_table(results: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
+_EFFECT_ROWS = 12
+_SHORT_TEST = {
+    "wilcoxon signed-rank": "signed-rank",
+    "exact binomial": "binomial",
+    "mcnemar exact": "McNemar",
+    "cmh": "CMH",
+}
+
+
+def _estimate(effect: Mapping[str, Any]) -> str:
+    """Estimate and interval in the effect's units (percentage points for win rates)."""
+    scale = str(effect["scale"])
+    values = (effect["estimate"], effect["ci_low"], effect["ci_high"])
+    if values[0] is None:
+        return _MISSING
+    if scale == "win rate - 0.5":
+        shown = [_MISSING if v is None else f"{100 * v:+.0f}pp" for v in values]
+    else:
+        shown = [_MISSING if v is None else f"{v:+.2f}" for v in values]
+    unit = {"score points": " pts", "log odds ratio": " logOR"}.get(scale, "")
+    return f"{shown[0]}{unit} [{shown[1]}, {shown[2]}]"
+
+
+def _effects_table(effects: Sequence[Mapping[str, Any]]) -> Table:
+    """The panel's contrasts and every called one, called first, then by Holm-adjusted p; at
+    most ``_EFFECT_ROWS`` rows, with a caption pointing to the rest."""
+    shown = [e for e in effects if e["judge"] is None or e["verdict"] != "no detectable difference"]
+    shown.sort(
+        key=lambda e: (
+            e["verdict"] == "no detectable difference",
+            e["p_holm"] if e["p_holm"] is not None else 2.0,
+        )
+    )
+    hidden = len(effects) - min(len(shown), _EFFECT_ROWS)
+    caption = f"{hidden} more rows in results.json (effects)" if hidden else None
+    table = Table(title="Identity effects", caption=caption)
+    for name in ("Contrast", "Metric", "Test", "Estimate [CI]", "p Holm", "Verdict"):
+        table.add_column(name, justify="right" if name == "p Holm" else "left")
+    for effect in shown[:_EFFECT_ROWS]:
+        versus = effect["versus"] or "50%"
+        contrast = f"{effect['category']}: {effect['identity']} vs {versus}"
+        if effect["judge"] is not None:
+            contrast += f" ({effect['judge']})"
+        verdict = str(effect["verdict"])
+        table.add_row(
+            contrast,
+            str(effect["metric"]),
+            _SHORT_TEST.get(str(effect["test"]), str(effect["test"])),
+            _estimate(effect),
+            format_p(effect["p_holm"]),
+            _MISSING if verdict == "no detectable difference" else verdict,
+        )
+    return table
+
+
 def _failure_table(results: Sequence[Mapping[str, Any]]) -> Table:
     table = Table(title="Judge parse failures")
     for name in ("Protocol", "Category", "Judge", "Failures", "Turns", "Rate"):
@@ -105,17 +160,36 @@ def _failure_table(results: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
+def headline_text(results: Mapping[str, Any]) -> str | None:
+    """The report's plain-language verdict, if it has one."""
+    block = results.get("headline") or {}
+    verdict = block.get("verdict")
+    return None if verdict is None else str(verdict)
+
+
 def render_tables(results: Mapping[str, Any]) -> list[Table]:
-    """Tables for an ``analyze`` report: mean scores, chi-square tests, win rates, failures.
+    """Tables for an ``analyze`` report: the headline and identity effects, mean scores,
+    chi-square tests, win rates, failures.
 
     Single-protocol tables and the win-rate table are always present (captioned "no data" when
-    empty) so the reader sees what is missing; pair-protocol score tables and the failure table
-    appear only when they have rows, to keep the terminal output short.
+    empty) so the reader sees what is missing; pair-protocol score tables appear only when they
+    have rows, and the failure table only lists judges with at least one failure, to keep the
+    terminal output short.
     """
     single = results.get("single", {})
     pair = results.get("pair", {})
     round_kind = results.get("round_kind", "final")
-    tables = [
+    tables: list[Table] = []
+    verdict = headline_text(results)
+    if verdict is not None:
+        banner = Table(title="Headline", show_header=False, expand=False)
+        banner.add_column("verdict")
+        banner.add_row(verdict)
+        tables.append(banner)
+    if results.get("effects"):
+        tables.append(_effects_table(results["effects"]))
+
+    tables += [
         _mean_scores_table(single.get("mean_scores", {}), f"Mean scores, single ({round_kind})"),
         _chi_square_table(single.get("chi_square", []), f"Chi-square, single ({round_kind})"),
     ]
@@ -124,6 +198,7 @@ def render_tables(results: Mapping[str, Any]) -> list[Table]:
     if pair.get("chi_square"):
         tables.append(_chi_square_table(pair["chi_square"], f"Chi-square, pair ({round_kind})"))
     tables.append(_win_rate_table(pair.get("win_rates", [])))
-    if results.get("failures"):
-        tables.append(_failure_table(results["failures"]))
+    failed = [row for row in results.get("failures", []) if row.get("failures")]
+    if failed:
+        tables.append(_failure_table(failed))
     return tables

@@ -28,6 +28,7 @@ from fairpanel.analysis._frames import (
 )
 from fairpanel.analysis._pairs import win_rates
 from fairpanel.analysis._scores import mean_scores, mean_scores_records, score_difference_matrix
+from fairpanel.analysis._statistics import design_statistics
 
 
 def _mean_scores_block(scores: pd.DataFrame, protocol: str, round_kind: str) -> dict[str, Any]:
@@ -62,6 +63,10 @@ def analyze(
     turns: pd.DataFrame,
     round_kind: str = "final",
     confidence: float = 0.95,
+    *,
+    consensus: pd.DataFrame | None = None,
+    alpha: float = 0.05,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Full JSON-ready report of a run.
 
@@ -70,6 +75,8 @@ def analyze(
     ``chi_square`` (same test on the scores given inside pair trials) and ``win_rates``;
     ``failures``. Score-based entries use the judges' ``round_kind`` round (default: the final
     round after discussion). A protocol without rows yields empty lists, not an error.
+    The design-aware blocks (``headline``, ``effects``, ...) come from ``design_statistics``;
+    ``consensus`` is the per-trial consensus frame (the judges' mean stands in without it).
     """
     check_choice(round_kind, ROUND_KINDS, "round_kind")
     scores = validate_scores(scores)
@@ -98,5 +105,17 @@ def analyze(
         },
         "failures": [r.to_dict() for r in failure_rates(turns)],
     }
+    report.update(
+        design_statistics(
+            scores,
+            verdicts,
+            turns,
+            consensus,
+            round_kind=round_kind,
+            alpha=alpha,
+            confidence=confidence,
+            seed=seed,
+        )
+    )
     result: dict[str, Any] = jsonable(report)
     return result

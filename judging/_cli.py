@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -21,7 +20,7 @@ from fairpanel.agents import (
     ModelCallError,
     PluginError,
 )
-from fairpanel.analysis import analyze, render_tables
+from fairpanel.analysis import analyze, control_false_positives, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._frames import RunFrames, load_frames
@@ -81,8 +80,8 @@ def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
     return ordered + [name for name in found if name not in ordered] or ["none"]
 
 
-def _parts(frames: RunFrames) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    return frames.scores, frames.verdicts, frames.turns
+def _analyze(frames: RunFrames) -> dict[str, Any]:
+    return analyze(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
 
 
 def write_results(run_dir: Path) -> dict[str, Any]:
@@ -95,7 +94,7 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         store.close()
     treatments = _treatment_order(run_dir, frames.values("treatment"))
     baseline = frames.where(arm="main", treatment=treatments[0])
-    results = analyze(baseline.scores, baseline.verdicts, baseline.turns)
+    results = _analyze(baseline)
     results["design"] = {
         "arms": frames.values("arm"),
         "treatments": treatments,
@@ -103,14 +102,19 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         "note": f"the sections above cover the main arm under treatment {treatments[0]!r}",
     }
     results["by_treatment"] = {
-        name: analyze(*_parts(frames.where(arm="main", treatment=name))) for name in treatments[1:]
+        name: _analyze(frames.where(arm="main", treatment=name)) for name in treatments[1:]
     }
     results["control_arms"] = {
-        arm: analyze(*_parts(frames.where(arm=arm)))
-        for arm in frames.values("arm")
-        if arm != "main"
+        arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
     }
     results["injection_robustness"] = robustness  # empty unless arms.injection is on
+    results["control_false_positives"] = control_false_positives(
+        {
+            arm: frames.where(arm=arm).verdicts
+            for arm in frames.values("arm")
+            if arm not in ("main", "injection")
+        }
+    )
     (run_dir / "results.json").write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )

@@ -351,8 +351,14 @@ def test_analyze_on_empty_frames(empty: str) -> None:
     assert report["single"]["mean_scores"]["rows"] == []
     assert report["pair"]["win_rates"] == []
     assert report["failures"] == []
+    assert report["effects"] == []
+    assert report["headline"]["detected"] == []
+    assert "no paired data" in report["headline"]["verdict"]
     json.dumps(report, allow_nan=False)
-    assert len(render_tables(report)) == 3
+    # Headline, mean scores, chi-square, win rates; no effects table without effects.
+    titles = [t.title for t in render_tables(report)]
+    assert titles[0] == "Headline"
+    assert len(titles) == 4
 
 
 def test_analyze_full_report_is_json(shifted: pd.DataFrame) -> None:

@@ -1,0 +1,209 @@
+"""Panel diagnostics: do the judges agree, and what does the debate do to their scores?
+
+A panel is only worth its cost if its judges disagree at first (otherwise one judge would do)
+and the discussion moves them for reasons (otherwise it is herding). Agreement is Krippendorff's
+alpha with the judges as coders, per round kind: ordinal for scores (0-10 levels are ordered but
+not evenly spaced in a judge's mind), nominal for pair verdicts. The debate's effect is each
+judge's final score minus its own first score on the same candidate, by identity; conformity
+asks whether that move went toward the other judges' first-round mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+from fairpanel.analysis._frames import (
+    BASE_ID,
+    CATEGORY,
+    IDENTITY,
+    JUDGE,
+    METRIC,
+    METRICS,
+    OVERALL,
+    PARSE_OK,
+    POSITION,
+    PROTOCOL,
+    PROTOCOLS,
+    ROUND,
+    ROUND_KIND,
+    ROUND_KINDS,
+    SCORE,
+    TRIAL_KEY,
+    WINNER_POSITION,
+    float_or_none,
+)
+from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_mean, seed_for
+
+CANDIDATE = [TRIAL_KEY, POSITION, METRIC]
+
+
+Level = Literal["nominal", "ordinal"]
+
+
+def krippendorff_alpha(
+    long: pd.DataFrame, unit: list[str], value: str, level: Level
+) -> tuple[float | None, int, int]:
+    """Alpha over a long frame with one row per (unit, judge); ``unit`` names the unit columns.
+
+    Returns (alpha, units with at least two judges' values, judges). ``None`` when alpha is not
+    defined: fewer than two judges or pairable units, or a single value everywhere.
+    """
+    values = long.groupby([*unit, JUDGE])[value].first().astype(float)
+    wide = values.unstack(JUDGE)
+    pairable = int((wide.notna().sum(axis=1) >= 2).sum())
+    judges = int(wide.shape[1])
+    if judges < 2 or pairable == 0:
+        return None, pairable, judges
+    data = wide.to_numpy(dtype=float).T
+    if np.unique(data[~np.isnan(data)]).size < 2:
+        return None, pairable, judges
+    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+    return float_or_none(alpha), pairable, judges
+
+
+def _agreement_row(
+    protocol: str, round_kind: str, metric: str, level: Level, result: tuple[float | None, int, int]
+) -> dict[str, Any]:
+    alpha, n_units, n_judges = result
+    return {
+        "protocol": protocol,
+        "round_kind": round_kind,
+        "metric": metric,
+        "level": level,
+        "alpha": alpha,
+        "n_units": n_units,
+        "n_judges": n_judges,
+        "method": (
+            f"Krippendorff's alpha ({level}; krippendorff package) with judges as coders; a "
+            + (
+                "unit is one candidate's score on one metric in one round of one trial"
+                if metric != "verdict"
+                else "unit is one pair trial's round; the value is the chosen position"
+            )
+            + "; units need values from at least two judges; alpha is undefined (null) when "
+            "every value is the same"
+        ),
+    }
+
+
+def agreement(scores: pd.DataFrame, turns: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Alpha per protocol x round kind x metric (ordinal), plus pair verdicts (nominal)."""
+    rows: list[dict[str, Any]] = []
+    for protocol in PROTOCOLS:
+        for round_kind in ROUND_KINDS:
+            selected = scores.loc[
+                (scores[PROTOCOL] == protocol) & (scores[ROUND_KIND] == round_kind)
+            ]
+            if selected.empty:
+                continue
+            for metric in METRICS:
+                mine = selected.loc[selected[METRIC] == metric]
+                result = krippendorff_alpha(mine, [TRIAL_KEY, ROUND, POSITION], SCORE, "ordinal")
+                rows.append(_agreement_row(protocol, round_kind, metric, "ordinal", result))
+            if protocol == "pair" and turns is not None and WINNER_POSITION in turns.columns:
+                voted = turns.loc[
+                    (turns[PROTOCOL] == "pair")
+                    & (turns[ROUND_KIND] == round_kind)
+                    & turns[PARSE_OK].astype(bool)
+                    & turns[WINNER_POSITION].notna()
+                ]
+                result = krippendorff_alpha(voted, [TRIAL_KEY, ROUND], WINNER_POSITION, "nominal")
+                rows.append(_agreement_row(protocol, round_kind, "verdict", "nominal", result))
+    return rows
+
+
+def first_and_final(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per (trial, candidate, judge, metric) scored in both the first and final round."""
+    keys = [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE, METRIC]
+    first = scores.loc[scores[ROUND_KIND] == "first", [*keys, SCORE]]
+    final = scores.loc[scores[ROUND_KIND] == "final", [*keys, SCORE]]
+    return first.merge(final, on=keys, suffixes=("_first", "_final"))
+
+
+def debate_shift(
+    scores: pd.DataFrame,
+    *,
+    confidence: float = 0.95,
+    seed: int = 0,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+) -> list[dict[str, Any]]:
+    """Mean change from a judge's first to its final score, by protocol, identity and metric."""
+    both = first_and_final(scores)
+    if both.empty:
+        return []
+    overall = both.groupby(
+        [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE], as_index=False
+    )[["score_first", "score_final"]].mean()
+    long = pd.concat([both, overall.assign(**{METRIC: OVERALL})], ignore_index=True)
+    rows: list[dict[str, Any]] = []
+    for (protocol, category, identity, metric), group in long.groupby(
+        [PROTOCOL, CATEGORY, IDENTITY, METRIC], sort=True
+    ):
+        change = (group["score_final"] - group["score_first"]).to_numpy(dtype=float)
+        name = ("debate", protocol, category, identity, metric)
+        interval = bootstrap_mean(
+            change,
+            group[BASE_ID].to_numpy(),
+            seed=seed_for(seed, *name),
+            confidence=confidence,
+            n_boot=n_boot,
+        )
+        rows.append(
+            {
+                "protocol": str(protocol),
+                "category": str(category),
+                "identity": str(identity),
+                "metric": str(metric),
+                "first_mean": float_or_none(group["score_first"].mean()),
+                "final_mean": float_or_none(group["score_final"].mean()),
+                "shift": float_or_none(change.mean()),
+                "ci_low": interval.low,
+                "ci_high": interval.high,
+                "confidence": confidence,
+                "n": int(change.size),
+                "method": (
+                    "final-round minus first-round score of the same judge on the same "
+                    "candidate (overall = mean of the four metrics); mean with a "
+                    f"{interval.describe(confidence)}"
+                ),
+            }
+        )
+    return rows
+
+
+def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per judge: how often its final score is nearer to / farther from the other judges'
+    first-round mean than its own first score was (same candidate, metric and trial)."""
+    first = scores.loc[scores[ROUND_KIND] == "first"]
+    if first.empty:
+        return []
+    totals = first.groupby(CANDIDATE)[SCORE].agg(["sum", "count"])
+    both = first_and_final(scores)
+    both = both.join(totals, on=CANDIDATE)
+    both = both.loc[both["count"] >= 2]
+    others = (both["sum"] - both["score_first"]) / (both["count"] - 1)
+    before = (both["score_first"] - others).abs()
+    after = (both["score_final"] - others).abs()
+    both = both.assign(toward=after < before, away=after > before)
+    rows: list[dict[str, Any]] = []
+    for judge, group in both.groupby(JUDGE, sort=True):
+        n = len(group)
+        rows.append(
+            {
+                "judge": str(judge),
+                "moved_toward_others": float(group["toward"].mean()),
+                "moved_away": float(group["away"].mean()),
+                "unchanged_distance": float(1.0 - group["toward"].mean() - group["away"].mean()),
+                "n": n,
+                "method": (
+                    "per (trial, candidate, metric): toward when |final - m| < |first - m|, "
+                    "away when greater, where m is the mean of the other judges' first-round "
+                    "scores; shares of the judge's candidates scored in both rounds"
+                ),
+            }
+        )
+    return rows

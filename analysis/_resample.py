@@ -1,0 +1,121 @@
+"""Cluster bootstrap intervals: resample base scenarios, not judge scores.
+
+Every response a scenario produces is judged under every label, by every judge, in every round,
+so scores from one base scenario share its difficulty and its answers. Resampling individual
+scores would pretend they are independent and give intervals that are too narrow; resampling
+whole base scenarios (with all their rows) keeps that dependence. Seeds are derived from a
+stable name for each estimate, so an interval does not change when other estimates are added.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+DEFAULT_BOOTSTRAP = 2000
+# Fewer clusters than this cannot carry a between-cluster interval; we resample rows instead
+# and say so, rather than return an interval of zero width.
+MIN_CLUSTERS = 2
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A percentile interval and how it was made (``resampled`` is "base scenarios" or "rows")."""
+
+    low: float | None
+    high: float | None
+    n_boot: int
+    resampled: str
+
+    def describe(self, confidence: float) -> str:
+        return (
+            f"{confidence:.0%} percentile bootstrap interval, {self.n_boot} resamples of "
+            f"{self.resampled}"
+        )
+
+
+def seed_for(seed: int, *names: object) -> int:
+    """A 64-bit seed from the run's seed and a stable name of the estimate."""
+    text = "\x1f".join([str(seed), *map(str, names)])
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def _group_sums(
+    numerators: FloatArray, denominators: FloatArray, clusters: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, int]:
+    labels = np.asarray(clusters).astype(str)
+    _, codes = np.unique(labels, return_inverse=True)
+    k = int(codes.max()) + 1 if codes.size else 0
+    num = np.bincount(codes, weights=numerators, minlength=k).astype(float)
+    den = np.bincount(codes, weights=denominators, minlength=k).astype(float)
+    return num, den, k
+
+
+def bootstrap_ratio(
+    numerators: npt.ArrayLike,
+    denominators: npt.ArrayLike,
+    clusters: npt.ArrayLike,
+    *,
+    seed: int,
+    confidence: float = 0.95,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    transform: float = 0.0,
+) -> Interval:
+    """Interval for ``sum(numerators) / sum(denominators) - transform`` by cluster bootstrap.
+
+    A mean is the ratio with denominators of one; a win rate is wins over decided verdicts.
+    Resamples whose denominator is zero are dropped (they have no ratio).
+    """
+    num = np.asarray(numerators, dtype=float)
+    den = np.asarray(denominators, dtype=float)
+    if num.size == 0 or float(den.sum()) <= 0:
+        return Interval(None, None, 0, "base scenarios")
+    by_num, by_den, k = _group_sums(num, den, clusters)
+    resampled = "base scenarios"
+    if k < MIN_CLUSTERS:
+        by_num, by_den, k = num, den, num.size
+        resampled = "rows (fewer than two base scenarios)"
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, k, size=(n_boot, k))
+    tops = by_num[picks].sum(axis=1)
+    bottoms = by_den[picks].sum(axis=1)
+    keep = bottoms > 0
+    ratios = tops[keep] / bottoms[keep] - transform
+    if ratios.size == 0:
+        return Interval(None, None, 0, resampled)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(ratios, [tail, 1.0 - tail])
+    return Interval(float(low), float(high), int(ratios.size), resampled)
+
+
+def bootstrap_mean(
+    values: npt.ArrayLike,
+    clusters: npt.ArrayLike,
+    *,
+    seed: int,
+    confidence: float = 0.95,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+) -> Interval:
+    """Interval for the mean of ``values`` by resampling whole clusters."""
+    data = np.asarray(values, dtype=float)
+    return bootstrap_ratio(
+        data, np.ones_like(data), clusters, seed=seed, confidence=confidence, n_boot=n_boot
+    )
+
+
+def cluster_resample_indices(
+    clusters: npt.ArrayLike, rng: np.random.Generator
+) -> npt.NDArray[np.intp]:
+    """Row indices of one cluster-bootstrap resample (a drawn cluster brings all its rows)."""
+    labels = np.asarray(clusters).astype(str)
+    names, codes = np.unique(labels, return_inverse=True)
+    if names.size < MIN_CLUSTERS:
+        return rng.integers(0, labels.size, size=labels.size)
+    members = [np.flatnonzero(codes == i) for i in range(names.size)]
+    drawn = rng.integers(0, names.size, size=names.size)
+    return np.concatenate([members[i] for i in drawn])

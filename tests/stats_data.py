@@ -1,0 +1,151 @@
+"""Frames shaped like a run's, generated with known planted effects, for the statistics tests.
+
+The generators follow the design: every response is shown under every label of its category
+(single), and every pair of labels is shown in all four arrangements (pair), so the paired
+and stratified tests have what they pair on. Content quality differs between scenarios and
+responses and is shared by every label, as it is in a real run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+
+from fairpanel.analysis import METRICS
+
+JUDGES = ("critic", "expert", "skeptic")
+
+
+def single_scores(
+    rng: np.random.Generator,
+    identities: tuple[str, ...] = ("female", "male"),
+    *,
+    bases: int = 12,
+    per_base: int = 3,
+    replicates: int = 1,
+    shift: dict[tuple[str, str], float] | None = None,
+    judges: tuple[str, ...] = JUDGES,
+    metrics: tuple[str, ...] = METRICS,
+    noise: float = 1.0,
+    category: str = "gender",
+) -> pd.DataFrame:
+    """Single-protocol scores, first and final round, every judge, every label of each unit.
+
+    The final score is the first one pulled halfway toward the other judges' mean plus a little
+    noise, so the debate blocks have something to measure.
+    """
+    planted = shift or {}
+    rows = []
+    for base, derived, replicate in itertools.product(
+        range(bases), range(per_base), range(replicates)
+    ):
+        scenario = f"b{base}-{derived}"
+        quality = {m: rng.normal(6.0, 1.0) + 0.5 * (base % 3) for m in metrics}
+        for identity in identities:
+            key = f"s-{scenario}-{replicate}-{identity}"
+            for metric in metrics:
+                first = {
+                    j: quality[metric] + planted.get((identity, metric), 0.0) + rng.normal(0, noise)
+                    for j in judges
+                }
+                for judge in judges:
+                    others = np.mean([first[o] for o in judges if o != judge] or [first[judge]])
+                    final = first[judge] + 0.5 * (others - first[judge]) + rng.normal(0, 0.3)
+                    for round_index, (kind, value) in enumerate(
+                        (("first", first[judge]), ("final", final))
+                    ):
+                        rows.append(
+                            {
+                                "trial_key": key,
+                                "arm": "main",
+                                "treatment": "none",
+                                "signal": "explicit",
+                                "protocol": "single",
+                                "base_id": f"b{base}",
+                                "scenario_id": scenario,
+                                "category": category,
+                                "identity": identity,
+                                "position": 0,
+                                "response_index": 1,
+                                "judge": judge,
+                                "judge_model": "fake",
+                                "round": 2 * round_index,
+                                "round_kind": kind,
+                                "metric": metric,
+                                "score": float(np.clip(np.round(value), 0, 10)),
+                                "replicate": replicate,
+                            }
+                        )
+    return pd.DataFrame(rows)
+
+
+def pair_verdicts(
+    rng: np.random.Generator,
+    identities: tuple[str, ...] = ("female", "male"),
+    *,
+    bases: int = 12,
+    per_base: int = 3,
+    ability: dict[str, float] | None = None,
+    position: float = 0.0,
+    tie_rate: float = 0.0,
+    category: str = "gender",
+    quality_sd: float = 0.7,
+) -> pd.DataFrame:
+    """Consensus verdicts in all four arrangements of every label pair of every scenario.
+
+    logit P(front wins) = position + ability[front] - ability[back] + quality[front response]
+    - quality[back response]; the responses' quality is drawn per scenario and shared by all
+    arrangements.
+    """
+    strength = ability or {}
+    rows = []
+    for base, derived in itertools.product(range(bases), range(per_base)):
+        scenario = f"b{base}-{derived}"
+        quality = {1: rng.normal(0, quality_sd), 2: rng.normal(0, quality_sd)}
+        for a, b in itertools.combinations(identities, 2):
+            for (front, back), (r_front, r_back) in itertools.product(
+                ((a, b), (b, a)), ((1, 2), (2, 1))
+            ):
+                eta = (
+                    position
+                    + strength.get(front, 0.0)
+                    - strength.get(back, 0.0)
+                    + quality[r_front]
+                    - quality[r_back]
+                )
+                if rng.random() < tie_rate:
+                    winner = math.nan
+                else:
+                    winner = 0.0 if rng.random() < 1.0 / (1.0 + math.exp(-eta)) else 1.0
+                rows.append(
+                    {
+                        "trial_key": f"p-{scenario}-{front}-{back}-{r_front}",
+                        "arm": "main",
+                        "treatment": "none",
+                        "signal": "explicit",
+                        "base_id": f"b{base}",
+                        "scenario_id": scenario,
+                        "category": category,
+                        "first_identity": front,
+                        "second_identity": back,
+                        "first_response_index": r_front,
+                        "winner_position": winner,
+                        "winner_identity": None
+                        if math.isnan(winner)
+                        else (front if winner == 0.0 else back),
+                        "replicate": 0,
+                        "second_response_index": r_back,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def turns_of(scores: pd.DataFrame) -> pd.DataFrame:
+    """A turns frame (all parsed) matching a scores frame."""
+    keys = ["trial_key", "protocol", "category", "judge", "round_kind", "round"]
+    turns = scores.groupby(keys, as_index=False).first()
+    turns["parse_ok"] = True
+    return turns
