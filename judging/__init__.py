@@ -15,6 +15,7 @@ from fairpanel.judging._config import (
 from fairpanel.judging._cost import cost_by_role, cost_of
 from fairpanel.judging._design import TRIAL_SCHEMA_VERSION, TrialSpec, iter_trials
 from fairpanel.judging._estimate import Estimate, estimate
+from fairpanel.judging._export import EXPORT_COLUMNS, ExportColumn, export_frame, read_export
 from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._judgment import (
     METRICS,
@@ -29,12 +30,14 @@ from fairpanel.judging._store import STORE_FILE, Store, TrialRecord, TurnRecord
 from fairpanel.judging._trial import consensus_of, run_trial
 
 __all__ = [
+    "EXPORT_COLUMNS",
     "METRICS",
     "STORE_FILE",
     "TRIAL_SCHEMA_VERSION",
     "Design",
     "Estimate",
     "ExperimentConfig",
+    "ExportColumn",
     "IdentitySelection",
     "MetricScores",
     "PairConfig",
@@ -57,11 +60,13 @@ __all__ = [
     "default_experiment_path",
     "design_of",
     "estimate",
+    "export_frame",
     "iter_trials",
     "load_experiment",
     "load_frames",
     "output_schema",
     "parse_judgment",
+    "read_export",
     "run_experiment",
     "run_trial",
     "write_results",

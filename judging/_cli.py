@@ -23,6 +23,7 @@ from fairpanel.agents import (
 from fairpanel.analysis import analyze, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
+from fairpanel.judging._export import EXPORT_COLUMNS, ExportFormat, export_frame, write_export
 from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
@@ -192,6 +193,28 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> Non
         raise typer.Exit(EXIT_BAD_INPUT)
     _print_results(write_results(run_dir))
     console.print(f"Wrote {run_dir / 'results.json'}")
+
+
+@app.command(epilog="Columns: " + ", ".join(c.name for c in EXPORT_COLUMNS) + " (docs/export.md).")
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="csv or parquet")] = "csv",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output file (default: RUN_DIR/turns.<format>)")
+    ] = None,
+) -> None:
+    """Write one row per judge turn (every round, parse failures included) with its trial's
+    design, scores, verdict, tokens and latency."""
+    if not (run_dir / STORE_FILE).is_file():
+        errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    store = Store(run_dir / STORE_FILE)
+    try:
+        frame = export_frame(store)
+    finally:
+        store.close()
+    path = write_export(frame, out or run_dir / f"turns.{fmt}", fmt)
+    console.print(f"Wrote {len(frame)} judge turns to {path}")
 
 
 @app.command()
