@@ -18,6 +18,7 @@ from fairpanel.analysis._frames import (
 )
 from fairpanel.analysis._pairs import WinRate, win_rates
 from fairpanel.analysis._render import render_tables
+from fairpanel.analysis._report import ReportInputs, render_report
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._summary import analyze
 
@@ -30,12 +31,14 @@ __all__ = [
     "VERDICT_COLUMNS",
     "ChiSquareResult",
     "FailureRate",
+    "ReportInputs",
     "ScoreDifferenceMatrix",
     "WinRate",
     "analyze",
     "chi_square_tests",
     "failure_rates",
     "mean_scores",
+    "render_report",
     "render_tables",
     "score_difference_matrix",
     "win_rates",

@@ -25,6 +25,7 @@ from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._export import EXPORT_COLUMNS, ExportFormat, export_frame, write_export
 from fairpanel.judging._frames import RunFrames, load_frames
+from fairpanel.judging._report_file import write_report
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
@@ -178,21 +179,26 @@ def run(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )
     _print_summary(summary)
-    _print_results(write_results(run_dir))
+    results = write_results(run_dir)
+    _print_results(results)
+    write_report(run_dir, results)
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
-    console.print(f"Run folder: [bold]{run_dir}[/] (summary.json, results.json, {STORE_FILE})")
+    console.print(
+        f"Run folder: [bold]{run_dir}[/] (report.html, summary.json, results.json, {STORE_FILE})"
+    )
 
 
 @app.command()
 def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> None:
-    """Print the analysis tables of a run and write RUN_DIR/results.json."""
+    """Print the analysis tables of a run; write RUN_DIR/results.json and RUN_DIR/report.html."""
     if not (run_dir / STORE_FILE).is_file():
         errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
         raise typer.Exit(EXIT_BAD_INPUT)
-    _print_results(write_results(run_dir))
-    console.print(f"Wrote {run_dir / 'results.json'}")
+    results = write_results(run_dir)
+    _print_results(results)
+    console.print(f"Wrote {run_dir / 'results.json'} and {write_report(run_dir, results)}")
 
 
 @app.command(epilog="Columns: " + ", ".join(c.name for c in EXPORT_COLUMNS) + " (docs/export.md).")
