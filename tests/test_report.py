@@ -300,3 +300,15 @@ def test_chromium_screenshot_is_a_rendered_page(synthetic_report: Path, tmp_path
     assert _has_colour(shot, (0x11, 0x18, 0x27))  # the header band: CSS applied
     assert _has_colour(shot, (0xD5, 0x5E, 0x00))  # the verdict card's "detected" edge
     assert _has_colour(shot, (0x00, 0x72, 0xB2))  # a figure's first palette colour
+
+
+def test_missing_chromium_skips_locally_and_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chromium
+
+    monkeypatch.setattr(chromium.shutil, "which", lambda _name: None)
+    monkeypatch.delenv(chromium.REQUIRE_ENV, raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        chromium.chromium_or_skip()
+    monkeypatch.setenv(chromium.REQUIRE_ENV, "1")
+    with pytest.raises(pytest.fail.Exception, match="chromium is not installed"):
+        chromium.chromium_or_skip()
