@@ -261,10 +261,13 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
     alpha = float((results.get("headline") or {}).get("alpha", 0.05))
     single, pair = results.get("single") or {}, results.get("pair") or {}
     effects = results.get("effects") or []
-    forest, forest_rows = plots.forest_figure(effects, alpha)
+    # The panel's own effects lead; per-judge rows (often many) go below, folded away.
+    panel_effects = [e for e in effects if not e.get("judge")]
+    judge_effects = [e for e in effects if e.get("judge")]
+    forest, forest_rows = plots.forest_figure(panel_effects or judge_effects, alpha)
     judges, models = _judges_and_models(inputs)
     control_arms = results.get("control_arms") or {}
-    return {
+    context = {
         "run_name": inputs.run_name,
         "generated_at": inputs.generated_at,
         "headline": headline,
@@ -278,6 +281,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "win_rates": pair.get("win_rates", []),
         "chi_square": _chi_square_rows(results),
         "effects": effects,
+        "panel_effects": panel_effects if panel_effects else judge_effects,
+        "judge_effects": judge_effects if panel_effects else [],
         "effects_shown": forest_rows,
         "effects_max": plots.MAX_FOREST_ROWS,
         "detected_ids": set((results.get("headline") or {}).get("detected") or []),
@@ -315,6 +320,26 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
                 (results.get("debate") or {}).get("shift_by_identity") or []
             ),
         },
+    }
+    context["present"] = _present(context)
+    return context
+
+
+def _present(context: Mapping[str, Any]) -> dict[str, bool]:
+    """Which sections have something to show (the contents bar greys out the others)."""
+    figures = context["figures"]
+    return {
+        "win-rates": bool(context["win_rates"]),
+        "score-differences": figures["score_difference"] is not None,
+        "score-distributions": bool(figures["score_distribution"] or context["chi_square"]),
+        "effects": bool(context["effects"]),
+        "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
+        "agreement": bool(context["agreement"] or context["debate"]),
+        "control-arms": bool(context["control_arms"] or context["control_false_positives"]),
+        "treatments": len(context["treatments"]) > 1,
+        "parse-failures": bool(context["failures"]),
+        "cost": context["summary"] is not None,
+        "provenance": bool(context["manifest"] or context["experiment_json"]),
     }
 
 

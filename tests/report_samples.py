@@ -100,6 +100,11 @@ def full_results() -> dict[str, Any]:
     ]
     effects = [
         _effect("gender", "creativity", "female", "male", 0.95, 0.0002),
+        {
+            **_effect("gender", "creativity", "female", "male", 1.1, 0.003),
+            "id": "single:gender:creativity:female-male:domain_expert",
+            "judge": "domain_expert",
+        },
         _effect("gender", "accuracy", "female", "male", 0.05, 0.71),
         _effect("race", "overall", "Black", "White", -0.12, 0.40),
         _effect("race", "overall", "Asian", "White", 0.08, 0.55),

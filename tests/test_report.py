@@ -220,8 +220,10 @@ def test_every_contract_block_is_rendered(synthetic_report: Path) -> None:
     assert text.index(results["headline"]["verdict"]) < text.index("Win rates in contrastive")
     for effect in results["effects"]:
         assert effect["contrast"] in text
+    assert "Per-judge effects (1)" in text  # folded below the panel's own effects
     assert "Holm and Benjamini-Hochberg over categories x metrics x contrasts" in text
     assert "61.0%" in text and "72.0%" in text  # position bias and order consistency
+    assert "the panel favours the answer it reads first" in text  # its interval is above 50%
     assert "moved toward others" in text.lower()
     assert "share of control-arm tests rejected" in text
     assert "No detectable identity effect at alpha=0.05 after Holm" in text  # by_treatment
@@ -312,3 +314,14 @@ def test_missing_chromium_skips_locally_and_fails_in_ci(monkeypatch: pytest.Monk
     monkeypatch.setenv(chromium.REQUIRE_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match="chromium is not installed"):
         chromium.chromium_or_skip()
+
+
+def test_forest_plot_keeps_the_smallest_p_values_when_there_are_many() -> None:
+    results = full_results()
+    template = results["effects"][0]
+    results["effects"] = [
+        {**template, "id": f"e{i}", "contrast": f"c{i}", "p_holm": i / 100} for i in range(60)
+    ]
+    text = _parse(render_report(ReportInputs(results=results, scores=scores_frame()))).visible_text
+    assert "Showing the 40 of 60 with the smallest adjusted p." in text
+    assert "c59" in text  # the table still lists every effect
