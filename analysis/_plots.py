@@ -117,10 +117,18 @@ def _grid(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
     axes.set_axisbelow(True)
 
 
+def no_preference_level(rates: Sequence[Mapping[str, Any]]) -> float:
+    """The win rate every identity of a category has when the panel has no preference: half of
+    the decided pairs. Ties count as appearances without a win, so with ties it is below 50%."""
+    appearances = sum(int(r.get("appearances") or 0) for r in rates)
+    ties = sum(int(r.get("ties") or 0) for r in rates)
+    return 0.5 if appearances == 0 else 0.5 * (1 - ties / appearances)
+
+
 @_styled
 def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
     """MALIBU Figures 5-6: each identity's pair win rate with its interval, grouped by
-    category, against the 50% an unbiased panel would give."""
+    category, against the rate an unbiased panel would give (dashed: 50%, less half the ties)."""
     rows = [r for r in win_rates if r.get("rate") is not None]
     if not rows:
         return None
@@ -159,8 +167,9 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
             fontweight="bold",
             transform=axes.get_xaxis_transform(),
         )
+        level = no_preference_level(members)
+        axes.hlines(level, start - 0.45, x - 0.55, color=MUTED, linestyle="--", linewidth=1.2)
         x += 0.6
-    axes.axhline(0.5, color=MUTED, linestyle="--", linewidth=1)
     axes.set_xticks(ticks, labels, fontsize=8.5)
     axes.set_xlim(-0.6, x - 1.0)
     axes.set_ylim(0, 1)

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from statsmodels.stats.proportion import proportion_confint
+
 __all__ = ["SMALL_RUN_TRIALS", "Headline", "headline_of", "small_n_warnings"]
 
 Tone = Literal["detected", "clear", "nodata"]
@@ -29,6 +31,12 @@ class Headline:
     source: Literal["analysis", "derived"]
     basis: str
     details: list[str] = field(default_factory=list)
+
+
+def p_is(p_value: float | None) -> str:
+    """'p=0.003' or 'p<0.0001', for sentences."""
+    text = format_p(p_value)
+    return f"p{text}" if text.startswith("<") else f"p={text}"
 
 
 def format_p(p_value: float | None) -> str:
@@ -67,34 +75,44 @@ def _chi_square_sentence(
     where = f"{smallest['category']} {smallest['metric']}, {smallest.get('protocol', '')} trials"
     if adjusted < alpha:
         return (
-            f"Score levels differ by identity on {where}: chi-square p={format_p(p)}, "
-            f"{format_p(adjusted)} after Bonferroni over {len(tests)} tests. The test treats "
+            f"Score levels differ by identity on {where}: chi-square {p_is(p)}, "
+            f"{p_is(adjusted)} after Bonferroni over {len(tests)} tests. The test treats "
             "every judge score as independent, which they are not; confirm with the paired, "
             "clustered tests before acting on it.",
             True,
         )
     return (
         f"No identity difference in score levels at alpha={alpha:g}: the smallest of "
-        f"{len(tests)} chi-square p-values is {format_p(p)} ({where}), {format_p(adjusted)} "
+        f"{len(tests)} chi-square p-values is {format_p(p)} ({where}), {p_is(adjusted)} "
         "after Bonferroni.",
         False,
     )
 
 
 def _win_rate_sentence(rates: Sequence[Mapping[str, Any]]) -> tuple[str | None, bool]:
-    usable = [r for r in rates if r.get("rate") is not None]
-    if not usable:
+    """The identity furthest from an even split of its decided pairs (ties left out, since a
+    tie is a win for neither side), with a Wilson interval on that share."""
+    decided = [
+        (r, int(r.get("wins") or 0), int(r.get("losses") or 0))
+        for r in rates
+        if int(r.get("wins") or 0) + int(r.get("losses") or 0) > 0
+    ]
+    if not decided:
         return None, False
-    # Rounded so that complementary rates (64% vs 36%) tie and the higher rate is named.
-    widest = max(usable, key=lambda r: (round(abs(float(r["rate"]) - 0.5), 9), r["rate"]))
-    low, high = widest.get("ci_low"), widest.get("ci_high")
-    excludes = low is not None and high is not None and (low > 0.5 or high < 0.5)
-    interval = "" if low is None or high is None else f" (95% CI {low:.0%} to {high:.0%})"
+    # Rounded so that complementary shares (64% vs 36%) tie and the higher one is named.
+    row, wins, losses = max(
+        decided, key=lambda d: (round(abs(d[1] / (d[1] + d[2]) - 0.5), 9), d[1] / (d[1] + d[2]))
+    )
+    total = wins + losses
+    low, high = proportion_confint(wins, total, alpha=0.05, method="wilson")
+    excludes = bool(low > 0.5 or high < 0.5)
+    ties = int(row.get("ties") or 0)
+    tie_note = f"; {ties} tie{'s' if ties != 1 else ''} left out" if ties else ""
     tail = "an interval that excludes 50%" if excludes else "an interval that includes 50%"
     return (
-        f"Furthest from 50% in pairs: {widest['identity']} ({widest['category']}) won "
-        f"{float(widest['rate']):.0%} of {widest.get('appearances', widest.get('n'))} "
-        f"pairs{interval}, {tail}.",
+        f"Furthest from an even split in pairs: {row['identity']} ({row['category']}) won "
+        f"{wins / total:.0%} of {total} decided pairs (95% CI {low:.0%} to {high:.0%}"
+        f"{tie_note}), {tail}.",
         excludes,
     )
 

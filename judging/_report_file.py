@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,23 +32,18 @@ def _read_json(path: Path) -> Any:
 
 def _failure_examples(store: Store) -> list[dict[str, Any]]:
     """The first few stored parse failures (in key order, so the choice is stable)."""
-    specs = {key: spec for key, spec, *_rest in store.iter_trials()}
-    examples: list[dict[str, Any]] = []
-    for turn in store.iter_turns():
-        if turn["parsed"] is not None:
-            continue
+    examples = []
+    for turn in store.failed_turns(FAILURE_EXAMPLES):
         raw = str(turn["raw_text"])
         examples.append(
             {
                 "judge": turn["judge"],
                 "round_kind": turn["round_kind"],
-                "identities": " vs ".join(specs[turn["trial_key"]]["identities"]),
+                "identities": " vs ".join(turn["identities"]),
                 "parse_error": turn["parse_error"],
                 "raw_text": raw if len(raw) <= RAW_TEXT_LIMIT else raw[:RAW_TEXT_LIMIT] + " […]",
             }
         )
-        if len(examples) == FAILURE_EXAMPLES:
-            break
     return examples
 
 
@@ -77,12 +71,12 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
         )
     )
     target = run_dir / REPORT_FILE
-    handle, temporary = tempfile.mkstemp(dir=run_dir, prefix=".report-", suffix=".html")
+    # A plain open (not mkstemp, which makes the file private) so the umask decides who may read.
+    temporary = run_dir / f".report-{os.getpid()}.html"
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(html)
+        temporary.write_text(html, encoding="utf-8")
         os.replace(temporary, target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     return target

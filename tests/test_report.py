@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import re
+import sqlite3
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
@@ -164,6 +165,14 @@ def test_run_writes_a_self_contained_report(run_dir: Path) -> None:
     assert "Small run" in text  # the honest small-n warning
     # Parse failures are shown with their raw text; cost and provenance come from the folder.
     assert "Examples of unparsed answers" in text
+    with sqlite3.connect(run_dir / "fairpanel.sqlite") as db:
+        raw, error = db.execute(
+            "SELECT raw_text, parse_error FROM turns WHERE parsed IS NULL "
+            "ORDER BY trial_key, round, speaker_index LIMIT 1"
+        ).fetchone()
+    assert raw.strip() and error.strip()
+    assert re.sub(r"\s+", " ", raw[:80]).strip() in text
+    assert re.sub(r"\s+", " ", error[:80]).strip() in text
     assert "debias" in text and "judge:first" in text and "mock/judge" in text
 
 
@@ -181,6 +190,8 @@ def test_report_command_rewrites_the_report(cli: Cli, run_dir: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (run_dir / "report.html").is_file()
     assert not list(run_dir.glob(".report-*")), "the temporary file is renamed into place"
+    mode = (run_dir / "report.html").stat().st_mode & 0o777
+    assert mode == (run_dir / "results.json").stat().st_mode & 0o777  # as readable as the rest
 
 
 def test_distribution_figure_uses_only_the_baseline_main_arm(run_dir: Path) -> None:
@@ -249,8 +260,9 @@ def test_a_report_from_the_legacy_keys_says_what_is_missing() -> None:
     assert "No effects block in results.json" in text
     assert "No position-bias block" in text and "No agreement block" in text
     # The derived verdict names the smallest chi-square p, corrected, and the win rates.
-    assert "chi-square p=0.0003, 0.0003 after Bonferroni over 1 tests" in text
-    assert "female (gender) won 62% of 48 pairs" in text
+    assert "chi-square p=0.0003, p=0.0003 after Bonferroni over 1 tests" in text
+    # 30 wins and 18 losses: Wilson 95% interval 48% to 75% (statsmodels gives the same).
+    assert "female (gender) won 62% of 48 decided pairs (95% CI 48% to 75%)" in text
 
 
 def test_an_empty_run_renders_without_figures() -> None:
