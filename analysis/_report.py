@@ -57,7 +57,8 @@ def _redact_url(match: re.Match[str]) -> str:
         [
             (k, "[redacted]" if _SECRET_KEY.search(k) or k.lower() in {"key", "sig"} else v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ]
+        ],
+        safe="[]",
     )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 

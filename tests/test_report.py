@@ -337,3 +337,26 @@ def test_forest_plot_keeps_the_smallest_p_values_when_there_are_many() -> None:
     text = _parse(render_report(ReportInputs(results=results, scores=scores_frame()))).visible_text
     assert "Showing the 40 of 60 with the smallest adjusted p." in text
     assert "c59" in text  # the table still lists every effect
+
+
+def test_redact_masks_secrets_but_keeps_what_explains_the_run() -> None:
+    from fairpanel.analysis._report import redact
+
+    data = {
+        "models": {
+            "judge": {
+                "api_key_env": "OPENAI_API_KEY",
+                "api_key": "sk-live-123",
+                "base_url": "https://alice:pw123@llm.internal:8443/v1?key=abc&region=eu",
+                "sampling": {"max_tokens": 300},
+            }
+        },
+        "warnings": ["retrying https://bob:pw456@host/v1 after 429"],
+    }
+    clean = redact(data)
+    judge = clean["models"]["judge"]
+    assert judge["api_key_env"] == "OPENAI_API_KEY"  # names a variable, not its value
+    assert judge["api_key"] == "[redacted]"
+    assert judge["base_url"] == "https://[redacted]@llm.internal:8443/v1?key=[redacted]&region=eu"
+    assert judge["sampling"] == {"max_tokens": 300}
+    assert "pw456" not in clean["warnings"][0] and "host/v1 after 429" in clean["warnings"][0]
