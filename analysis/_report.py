@@ -191,6 +191,9 @@ def _scalar_rows(value: Any) -> list[tuple[str, Any]]:
     for key, item in value.items():
         if isinstance(item, Mapping):
             rows.extend((f"{key}.{sub}", v) for sub, v in _scalar_rows(item))
+        elif isinstance(item, list) and any(isinstance(v, Mapping) for v in item):
+            for index, entry in enumerate(item):
+                rows.extend((f"{key}[{index}].{sub}", v) for sub, v in _scalar_rows(entry))
         elif isinstance(item, list):
             rows.append((str(key), ", ".join(str(v) for v in item)))
         else:
