@@ -172,7 +172,8 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
         x += 0.6
     axes.set_xticks(ticks, labels, fontsize=8.5)
     axes.set_xlim(-0.6, x - 1.0)
-    axes.set_ylim(0, 1)
+    axes.set_ylim(-0.04, 1.06)  # room for a marker at 0% or 100%
+    axes.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
     axes.yaxis.set_major_formatter(lambda value, _pos: f"{value:.0%}")
     axes.set_ylabel("share of pairs won")
     _grid(axes)

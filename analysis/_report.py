@@ -249,6 +249,20 @@ def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[d
     return tiles
 
 
+def _run_warnings(summary: Mapping[str, Any]) -> list[str]:
+    """What the run itself reported: failed trials are missing from every number below."""
+    warnings = []
+    failed, total = int(summary.get("trials_failed") or 0), int(summary.get("trials_total") or 0)
+    if failed:
+        warnings.append(
+            f"{failed} of {total} trials failed (model errors) and are missing from the analysis; "
+            "`fairpanel run --retry-failed` runs them again."
+        )
+    if summary.get("stopped"):
+        warnings.append(f"The run stopped early: {summary['stopped']}")
+    return warnings
+
+
 def _judges_and_models(inputs: ReportInputs) -> tuple[list[str], list[str]]:
     judges_map = ((inputs.manifest or {}).get("models") or {}).get("judges") or {}
     judges = list(judges_map)
@@ -276,7 +290,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "generated_at": inputs.generated_at,
         "headline": headline,
         "alpha": alpha,
-        "warnings": small_n_warnings(results),
+        "warnings": small_n_warnings(results) + _run_warnings(inputs.summary or {}),
         "tiles": _tiles(inputs, judges, models),
         "metrics": [*METRICS, OVERALL],
         "results": results,

@@ -360,3 +360,17 @@ def test_redact_masks_secrets_but_keeps_what_explains_the_run() -> None:
     assert judge["base_url"] == "https://[redacted]@llm.internal:8443/v1?key=[redacted]&region=eu"
     assert judge["sampling"] == {"max_tokens": 300}
     assert "pw456" not in clean["warnings"][0] and "host/v1 after 429" in clean["warnings"][0]
+
+
+def test_failed_trials_and_an_early_stop_are_flagged() -> None:
+    summary = {
+        "trials_total": 10,
+        "trials_failed": 3,
+        "stopped": "5 trials failed (--max-failures)",
+    }
+    html = render_report(
+        ReportInputs(results=full_results(), scores=scores_frame(), summary=summary)
+    )
+    text = _parse(html).visible_text
+    assert "3 of 10 trials failed (model errors) and are missing from the analysis" in text
+    assert "The run stopped early: 5 trials failed (--max-failures)" in text
