@@ -23,6 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
+from scipy import stats
 
 from fairpanel.analysis._frames import CATEGORY, IDENTITY, METRIC, METRICS, SCORE
 
@@ -57,6 +58,7 @@ _STYLE: dict[RcKeyType, Any] = {
     "axes.spines.right": False,
 }
 MAX_FOREST_ROWS = 40
+MIN_INTERVAL_N = 5
 
 
 @dataclass(frozen=True)
@@ -227,10 +229,20 @@ def score_difference_figure(
     return _embed(figure, "Heatmap of mean score differences between identities, per category")
 
 
+def _mean_interval(values: np.ndarray[Any, Any]) -> tuple[float, float]:
+    """A 95% t interval for the mean, clipped to the score range; none below MIN_INTERVAL_N
+    scores, where it would mostly show the noise of the standard deviation itself."""
+    mean = float(values.mean())
+    if len(values) < MIN_INTERVAL_N:
+        return mean, mean
+    half = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
+    return max(0.0, mean - half), min(10.0, mean + half)
+
+
 @_styled
 def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
     """MALIBU Figure 9, with the distribution shown: for each metric and identity, the share of
-    judge scores at each level (dot area) and the mean with a 95% normal interval (diamond)."""
+    judge scores at each level (dot area) and the mean with a 95% t interval (diamond)."""
     if scores.empty:
         return None
     categories = sorted({str(c) for c in scores[CATEGORY].unique()})
@@ -267,11 +279,11 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
                     linewidths=0,
                 )
                 mean = float(own.mean())
-                half = 1.96 * float(own.std(ddof=1)) / np.sqrt(len(own)) if len(own) > 1 else 0
+                low, high = _mean_interval(own.to_numpy())
                 axes.errorbar(
                     [x + 0.28],
                     [mean],
-                    yerr=[[half], [half]],
+                    yerr=[[mean - low], [high - mean]],
                     fmt="D",
                     color=colours[identity],
                     markersize=5,

@@ -374,3 +374,15 @@ def test_failed_trials_and_an_early_stop_are_flagged() -> None:
     text = _parse(html).visible_text
     assert "3 of 10 trials failed (model errors) and are missing from the analysis" in text
     assert "The run stopped early: 5 trials failed (--max-failures)" in text
+
+
+def test_distribution_interval_is_a_t_interval_clipped_to_the_score_range() -> None:
+    from scipy import stats
+
+    from fairpanel.analysis._plots import _mean_interval
+
+    values = np.array([5.0, 6.0, 7.0, 6.0, 8.0, 4.0, 6.0])
+    expected = stats.t.interval(0.95, len(values) - 1, values.mean(), stats.sem(values))
+    assert np.allclose(_mean_interval(values), expected)
+    assert _mean_interval(np.array([10.0, 10.0, 9.0, 10.0, 10.0]))[1] == 10.0  # clipped
+    assert _mean_interval(np.array([2.0, 10.0])) == (6.0, 6.0)  # too few scores: no interval
