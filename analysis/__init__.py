@@ -24,6 +24,7 @@ from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, win_rates
 from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
 from fairpanel.analysis._render import render_tables
+from fairpanel.analysis._report import ReportInputs, render_report
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._statistics import design_statistics
 from fairpanel.analysis._summary import analyze
@@ -42,6 +43,7 @@ __all__ = [
     "FailureRate",
     "Family",
     "InjectionShift",
+    "ReportInputs",
     "ScoreDifferenceMatrix",
     "WinRate",
     "agreement",
@@ -66,6 +68,7 @@ __all__ = [
     "pair_verdict_effects",
     "paired_differences",
     "position_bias",
+    "render_report",
     "render_tables",
     "score_difference_matrix",
     "single_score_effects",

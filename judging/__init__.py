@@ -15,6 +15,7 @@ from fairpanel.judging._config import (
 from fairpanel.judging._cost import cost_by_role, cost_of
 from fairpanel.judging._design import TRIAL_SCHEMA_VERSION, TrialSpec, iter_trials
 from fairpanel.judging._estimate import Estimate, estimate
+from fairpanel.judging._export import EXPORT_COLUMNS, ExportColumn, export_frame, read_export
 from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._judgment import (
     METRICS,
@@ -36,6 +37,7 @@ from fairpanel.judging._store import (
 from fairpanel.judging._trial import consensus_of, run_trial
 
 __all__ = [
+    "EXPORT_COLUMNS",
     "METRICS",
     "STORE_FILE",
     "STORE_SCHEMA_VERSION",
@@ -43,6 +45,7 @@ __all__ = [
     "Design",
     "Estimate",
     "ExperimentConfig",
+    "ExportColumn",
     "IdentitySelection",
     "MetricScores",
     "PairConfig",
@@ -66,11 +69,13 @@ __all__ = [
     "default_experiment_path",
     "design_of",
     "estimate",
+    "export_frame",
     "iter_trials",
     "load_experiment",
     "load_frames",
     "output_schema",
     "parse_judgment",
+    "read_export",
     "run_experiment",
     "run_trial",
     "write_results",

@@ -23,9 +23,11 @@ from fairpanel.agents import (
 from fairpanel.analysis import analyze, control_false_positives, render_tables
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
+from fairpanel.judging._export import EXPORT_COLUMNS, ExportFormat, export_frame, write_export
 from fairpanel.judging._frames import RunFrames, load_frames
 from fairpanel.judging._injection import injection_robustness
 from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
+from fairpanel.judging._report_file import write_report
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
@@ -214,16 +216,20 @@ def run(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )
     _print_summary(summary)
-    _print_results(write_results(run_dir))
+    results = write_results(run_dir)
+    _print_results(results)
+    write_report(run_dir, results)
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
-    console.print(f"Run folder: [bold]{run_dir}[/] (summary.json, results.json, {STORE_FILE})")
+    console.print(
+        f"Run folder: [bold]{run_dir}[/] (report.html, summary.json, results.json, {STORE_FILE})"
+    )
 
 
 @app.command()
 def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> None:
-    """Print the analysis tables of a run and write RUN_DIR/results.json."""
+    """Print the analysis tables of a run; write RUN_DIR/results.json and RUN_DIR/report.html."""
     if not (run_dir / STORE_FILE).is_file():
         errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
         raise typer.Exit(EXIT_BAD_INPUT)
@@ -233,8 +239,31 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> Non
     if study is not None:
         report_command(run_dir, study, console)
         return
-    _print_results(write_results(run_dir))
-    console.print(f"Wrote {run_dir / 'results.json'}")
+    results = write_results(run_dir)
+    _print_results(results)
+    console.print(f"Wrote {run_dir / 'results.json'} and {write_report(run_dir, results)}")
+
+
+@app.command(epilog="Columns: " + ", ".join(c.name for c in EXPORT_COLUMNS) + " (docs/export.md).")
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="csv or parquet")] = "csv",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output file (default: RUN_DIR/turns.<format>)")
+    ] = None,
+) -> None:
+    """Write one row per judge turn (every round, parse failures included) with its trial's
+    design, scores, verdict, tokens and latency."""
+    if not (run_dir / STORE_FILE).is_file():
+        errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    store = Store(run_dir / STORE_FILE)
+    try:
+        frame = export_frame(store)
+    finally:
+        store.close()
+    path = write_export(frame, out or run_dir / f"turns.{fmt}", fmt)
+    console.print(f"Wrote {len(frame)} judge turns to {path}")
 
 
 @app.command()

@@ -363,6 +363,23 @@ class Store:
                 call_keys=tuple(json.loads(call_keys)),
             )
 
+    def failed_turns(self, limit: int) -> list[dict[str, Any]]:
+        """The first ``limit`` judge turns that did not parse (in trial-key and round order),
+        with their trial's identities, raw text and error."""
+        cursor = self._db.execute(
+            "SELECT t.trial_key, t.round_kind, t.judge, t.raw_text, t.parse_error, tr.spec "
+            "FROM turns t JOIN trials tr ON tr.key = t.trial_key WHERE t.parsed IS NULL "
+            "ORDER BY t.trial_key, t.round, t.speaker_index LIMIT ?",
+            (limit,),
+        )
+        names = [d[0] for d in cursor.description]
+        rows = []
+        for row in cursor:
+            item = dict(zip(names, row, strict=True))
+            item["identities"] = list(json.loads(item.pop("spec"))["identities"])
+            rows.append(item)
+        return rows
+
     def tokens_by_role(self) -> dict[str, Usage]:
         rows = self._db.execute(
             "SELECT role, SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens) "

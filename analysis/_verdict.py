@@ -1,0 +1,187 @@
+"""The report's headline: the analysis's own verdict when results.json has one, otherwise a
+careful sentence derived from what it does hold (chi-square tests and win rates).
+
+The derived sentence corrects for the number of chi-square tests (Bonferroni, the simplest
+valid correction for the smallest of m p-values) and says what it rests on, because a reader
+takes the first sentence of a report as its answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from statsmodels.stats.proportion import proportion_confint
+
+__all__ = ["SMALL_RUN_TRIALS", "Headline", "headline_of", "small_n_warnings"]
+
+Tone = Literal["detected", "clear", "nodata"]
+DEFAULT_ALPHA = 0.05
+SMALL_RUN_TRIALS = 100
+"""Below this many main-arm trials the report warns that intervals are wide."""
+SMALL_CELL = 30
+"""Below this many appearances a single win rate's interval is wider than about +-17 points."""
+
+
+@dataclass(frozen=True)
+class Headline:
+    verdict: str
+    tone: Tone
+    source: Literal["analysis", "derived"]
+    basis: str
+    details: list[str] = field(default_factory=list)
+
+
+def p_is(p_value: float | None) -> str:
+    """'p=0.003' or 'p<0.0001', for sentences."""
+    text = format_p(p_value)
+    return f"p{text}" if text.startswith("<") else f"p={text}"
+
+
+def format_p(p_value: float | None) -> str:
+    if p_value is None:
+        return "n/a"
+    if p_value < 1e-4:
+        return "<0.0001"
+    return f"{p_value:.4f}" if p_value < 0.01 else f"{p_value:.3f}"
+
+
+def _trial_basis(results: Mapping[str, Any]) -> str:
+    counts = results.get("n_trials") or {}
+    total = sum(int(v) for v in counts.values())
+    parts = ", ".join(f"{int(v)} {k}" for k, v in counts.items() if v)
+    return f"Rests on {total} main-arm trial{'s' if total != 1 else ''}" + (
+        f" ({parts})." if parts else "."
+    )
+
+
+def _chi_square_tests(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    tests: list[Mapping[str, Any]] = []
+    for protocol in ("single", "pair"):
+        block = results.get(protocol) or {}
+        tests.extend(t for t in block.get("chi_square", []) if t.get("p_value") is not None)
+    return tests
+
+
+def _chi_square_sentence(
+    tests: Sequence[Mapping[str, Any]], alpha: float
+) -> tuple[str | None, bool]:
+    if not tests:
+        return None, False
+    smallest = min(tests, key=lambda t: float(t["p_value"]))
+    p = float(smallest["p_value"])
+    adjusted = min(1.0, p * len(tests))
+    where = f"{smallest['category']} {smallest['metric']}, {smallest.get('protocol', '')} trials"
+    if adjusted < alpha:
+        return (
+            f"Score levels differ by identity on {where}: chi-square {p_is(p)}, "
+            f"{p_is(adjusted)} after Bonferroni over {len(tests)} tests. The test treats "
+            "every judge score as independent, which they are not; confirm with the paired, "
+            "clustered tests before acting on it.",
+            True,
+        )
+    return (
+        f"No identity difference in score levels at alpha={alpha:g}: the smallest of "
+        f"{len(tests)} chi-square p-values is {format_p(p)} ({where}), {p_is(adjusted)} "
+        "after Bonferroni.",
+        False,
+    )
+
+
+def _win_rate_sentence(rates: Sequence[Mapping[str, Any]]) -> tuple[str | None, bool]:
+    """The identity furthest from an even split of its decided pairs (ties left out, since a
+    tie is a win for neither side), with a Wilson interval on that share."""
+    decided = [
+        (r, int(r.get("wins") or 0), int(r.get("losses") or 0))
+        for r in rates
+        if int(r.get("wins") or 0) + int(r.get("losses") or 0) > 0
+    ]
+    if not decided:
+        return None, False
+    # Rounded so that complementary shares (64% vs 36%) tie and the higher one is named.
+    row, wins, losses = max(
+        decided, key=lambda d: (round(abs(d[1] / (d[1] + d[2]) - 0.5), 9), d[1] / (d[1] + d[2]))
+    )
+    total = wins + losses
+    low, high = proportion_confint(wins, total, alpha=0.05, method="wilson")
+    excludes = bool(low > 0.5 or high < 0.5)
+    ties = int(row.get("ties") or 0)
+    tie_note = f"; {ties} tie{'s' if ties != 1 else ''} left out" if ties else ""
+    tail = "an interval that excludes 50%" if excludes else "an interval that includes 50%"
+    return (
+        f"Furthest from an even split in pairs: {row['identity']} ({row['category']}) won "
+        f"{wins / total:.0%} of {total} decided pairs (95% CI {low:.0%} to {high:.0%}"
+        f"{tie_note}), {tail}.",
+        excludes,
+    )
+
+
+def headline_of(results: Mapping[str, Any]) -> Headline:
+    """The verdict card's content; never raises on a partial or empty results dict."""
+    basis = _trial_basis(results)
+    given = results.get("headline") or {}
+    if given.get("verdict"):
+        detected = list(given.get("detected") or [])
+        details = (
+            [
+                f"{len(detected)} effect(s) below alpha={given.get('alpha', DEFAULT_ALPHA)} "
+                "after correction: " + ", ".join(detected)
+            ]
+            if detected
+            else []
+        )
+        return Headline(
+            verdict=str(given["verdict"]),
+            tone="detected" if detected else "clear",
+            source="analysis",
+            basis=basis,
+            details=details,
+        )
+    alpha = float(given.get("alpha", DEFAULT_ALPHA))
+    chi_sentence, chi_hit = _chi_square_sentence(_chi_square_tests(results), alpha)
+    win_sentence, win_hit = _win_rate_sentence((results.get("pair") or {}).get("win_rates", []))
+    sentences = [s for s in (chi_sentence, win_sentence) if s]
+    if not sentences:
+        return Headline(
+            verdict="No verdict: this run has no scored trials in the main arm yet.",
+            tone="nodata",
+            source="derived",
+            basis=basis,
+        )
+    return Headline(
+        verdict=sentences[0],
+        tone="detected" if chi_hit or win_hit else "clear",
+        source="derived",
+        basis=basis,
+        details=sentences[1:],
+    )
+
+
+def small_n_warnings(results: Mapping[str, Any]) -> list[str]:
+    """Honest caveats the reader should see before the figures."""
+    warnings: list[str] = []
+    counts = results.get("n_trials") or {}
+    total = sum(int(v) for v in counts.values())
+    if 0 < total < SMALL_RUN_TRIALS:
+        warnings.append(
+            f"Small run: {total} main-arm trials. Intervals are wide and the tests have little "
+            "power, so 'no detectable difference' here is weak evidence that the judges are "
+            "fair; plan a larger design before drawing conclusions."
+        )
+    rates = (results.get("pair") or {}).get("win_rates", [])
+    thin = sorted({str(r["category"]) for r in rates if int(r.get("n") or 0) < SMALL_CELL})
+    if thin:
+        warnings.append(
+            f"Fewer than {SMALL_CELL} pair appearances per identity in {', '.join(thin)}: each "
+            "win rate's interval spans more than about 30 points."
+        )
+    failures = results.get("failures") or []
+    turns = sum(int(f.get("turns") or 0) for f in failures)
+    failed = sum(int(f.get("failures") or 0) for f in failures)
+    if turns and failed / turns > 0.1:
+        warnings.append(
+            f"{failed / turns:.0%} of judge turns did not parse ({failed} of {turns}); the "
+            "scores come from the rest, which may not be a random subset."
+        )
+    return warnings

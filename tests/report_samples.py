@@ -1,0 +1,328 @@
+"""A synthetic results.json with every block of the results contract, and a matching scores
+frame, for rendering the report without a run. Values are plausible, not computed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairpanel.analysis import METRICS, SCORE_COLUMNS
+
+IDENTITIES = {"gender": ["female", "male"], "race": ["Asian", "Black", "Hispanic", "White"]}
+JUDGES = ["domain_expert", "clarity_editor", "reliability_auditor"]
+
+
+def scores_frame(seed: int = 1, trials_per_identity: int = 12) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows: list[dict[str, Any]] = []
+    for category, members in IDENTITIES.items():
+        for identity in members:
+            for trial in range(trials_per_identity):
+                for judge in JUDGES:
+                    for metric in METRICS:
+                        shift = 1.0 if identity == "female" and metric == "creativity" else 0.0
+                        score = float(np.clip(np.round(rng.normal(6.0 + shift, 1.4)), 0, 10))
+                        rows.append(
+                            {
+                                "trial_key": f"{category}-{identity}-{trial}",
+                                "arm": "main",
+                                "treatment": "baseline",
+                                "signal": "explicit",
+                                "protocol": "single",
+                                "base_id": f"base-{trial % 4}",
+                                "scenario_id": f"base-{trial % 4}/{trial:02d}",
+                                "category": category,
+                                "identity": identity,
+                                "position": 0,
+                                "response_index": 1,
+                                "judge": judge,
+                                "judge_model": "mock/judge",
+                                "round": 2,
+                                "round_kind": "final",
+                                "metric": metric,
+                                "score": score,
+                            }
+                        )
+    frame = pd.DataFrame(rows)
+    assert set(SCORE_COLUMNS) <= set(frame.columns)
+    return frame
+
+
+def _effect(
+    category: str, metric: str, a: str, b: str, estimate: float, p: float
+) -> dict[str, Any]:
+    holm = min(1.0, p * 12)
+    return {
+        "id": f"single:{category}:{metric}:{a}-{b}",
+        "family": "single score differences",
+        "protocol": "single",
+        "category": category,
+        "metric": metric,
+        "judge": None,
+        "contrast": f"{a} - {b}",
+        "estimate": estimate,
+        "ci_low": estimate - 0.3,
+        "ci_high": estimate + 0.3,
+        "confidence": 0.95,
+        "scale": "score points",
+        "cohen_h": None,
+        "p_value": p,
+        "p_holm": holm,
+        "p_bh": min(1.0, p * 6),
+        "n": 36,
+        "n_clusters": 4,
+        "test": "wilcoxon signed-rank",
+        "method": "paired by scenario and judge; cluster bootstrap interval over base scenarios",
+        "verdict": f"{a} favoured" if holm < 0.05 else "no detectable difference",
+    }
+
+
+def full_results() -> dict[str, Any]:
+    """results.json with the existing blocks and every block the contract adds."""
+    win_rates = [
+        {
+            "category": "gender",
+            "identity": name,
+            "appearances": 48,
+            "wins": wins,
+            "losses": 48 - wins,
+            "ties": 0,
+            "rate": wins / 48,
+            "ci_low": wins / 48 - 0.14,
+            "ci_high": wins / 48 + 0.13,
+            "confidence": 0.95,
+            "n": 48,
+            "method": "wins / appearances, Wilson interval",
+        }
+        for name, wins in (("female", 30), ("male", 18))
+    ]
+    effects = [
+        _effect("gender", "creativity", "female", "male", 0.95, 0.0002),
+        {
+            **_effect("gender", "creativity", "female", "male", 1.1, 0.003),
+            "id": "single:gender:creativity:female-male:domain_expert",
+            "judge": "domain_expert",
+        },
+        _effect("gender", "accuracy", "female", "male", 0.05, 0.71),
+        _effect("race", "overall", "Black", "White", -0.12, 0.40),
+        _effect("race", "overall", "Asian", "White", 0.08, 0.55),
+        {
+            **_effect("gender", "win_rate", "female", "50%", 0.125, 0.11),
+            "id": "pair:gender:win_rate:female",
+            "protocol": "pair",
+            "contrast": "female vs 50%",
+            "scale": "win rate - 0.5",
+            "cohen_h": 0.25,
+            "test": "exact binomial",
+        },
+    ]
+    matrix_gender = {
+        "category": "gender",
+        "metric": "overall",
+        "identities": ["female", "male"],
+        "matrix": [[0.0, 0.31], [-0.31, 0.0]],
+        "n": 288,
+    }
+    race = IDENTITIES["race"]
+    means = [6.1, 5.9, 6.0, 6.2]
+    matrix_race = {
+        "category": "race",
+        "metric": "overall",
+        "identities": race,
+        "matrix": [[a - b for b in means] for a in means],
+        "n": 576,
+    }
+    chi = [
+        {
+            "category": "gender",
+            "metric": "creativity",
+            "protocol": "single",
+            "round_kind": "final",
+            "identities": ["female", "male"],
+            "levels": [4, 5, 6, 7, 8],
+            "chi2": 21.3,
+            "dof": 4,
+            "p_value": 0.0003,
+            "cramers_v": 0.31,
+            "n": 72,
+            "note": None,
+        }
+    ]
+    block = {
+        "n_trials": {"single": 72, "pair": 48},
+        "round_kind": "final",
+        "single": {
+            "mean_scores": {
+                "rows": [
+                    {
+                        "category": "gender",
+                        "identity": "female",
+                        "creativity": 7.0,
+                        "accuracy": 6.0,
+                        "efficiency": 6.1,
+                        "reliability": 5.9,
+                        "overall": 6.25,
+                        "n": 144,
+                        "n_trials": 12,
+                    },
+                    {
+                        "category": "gender",
+                        "identity": "male",
+                        "creativity": 6.0,
+                        "accuracy": 6.0,
+                        "efficiency": 6.0,
+                        "reliability": 5.8,
+                        "overall": 5.95,
+                        "n": 144,
+                        "n_trials": 12,
+                    },
+                ]
+            },
+            "chi_square": chi,
+            "score_difference": {"gender": matrix_gender, "race": matrix_race},
+        },
+        "pair": {"mean_scores": {"rows": []}, "chi_square": [], "win_rates": win_rates},
+        "failures": [
+            {
+                "protocol": "single",
+                "category": "gender",
+                "judge": "domain_expert",
+                "turns": 72,
+                "failures": 3,
+                "rate": 3 / 72,
+                "n": 72,
+                "method": "failed / all turns",
+            }
+        ],
+    }
+    results: dict[str, Any] = {
+        **block,
+        "design": {
+            "arms": ["main", "placebo", "same_label"],
+            "treatments": ["baseline", "debias"],
+            "signals": ["explicit"],
+            "note": "main arm, treatment 'baseline'",
+        },
+        "by_treatment": {
+            "debias": {
+                **block,
+                "headline": {
+                    "verdict": "No detectable identity "
+                    "effect at alpha=0.05 after Holm correction over 12 tests.",
+                    "alpha": 0.05,
+                    "detected": [],
+                },
+            }
+        },
+        "control_arms": {"placebo": {**block, "n_trials": {"single": 12, "pair": 0}}},
+        "headline": {
+            "verdict": "Detectable identity effect: female scored 0.95 points higher than male "
+            "on creativity (95% CI 0.65 to 1.25, Holm-adjusted p=0.0024).",
+            "alpha": 0.05,
+            "detected": ["single:gender:creativity:female-male"],
+        },
+        "effects": effects,
+        "multiple_comparisons": [
+            {
+                "family": "single score differences",
+                "size": 12,
+                "method": "Holm and Benjamini-Hochberg over categories x metrics x contrasts",
+            }
+        ],
+        "position_bias": {
+            "first_position_win_rate": 0.61,
+            "ci_low": 0.52,
+            "ci_high": 0.69,
+            "n": 96,
+            "p_value": 0.03,
+            "order_consistency": 0.72,
+            "n_swapped_pairs": 48,
+            "method": "exact binomial against 50%",
+        },
+        "bradley_terry": [
+            {
+                "category": "gender",
+                "abilities": [
+                    {"identity": "female", "estimate": 0.24, "ci_low": -0.05, "ci_high": 0.52},
+                    {"identity": "male", "estimate": -0.24, "ci_low": -0.52, "ci_high": 0.05},
+                ],
+                "position": {"estimate": 0.45, "ci_low": 0.1, "ci_high": 0.8},
+                "n": 96,
+                "method": "Bradley-Terry with a first-position term; bootstrap over scenarios",
+            }
+        ],
+        "agreement": [
+            {
+                "protocol": "single",
+                "round_kind": kind,
+                "metric": metric,
+                "level": "ordinal",
+                "alpha": alpha,
+                "n_units": 72,
+                "n_judges": 3,
+                "method": "Krippendorff ordinal",
+            }
+            for kind, offset in (("first", 0.0), ("final", 0.25))
+            for metric, alpha in (("creativity", 0.31 + offset), ("accuracy", 0.12 + offset))
+        ]
+        + [
+            {
+                "protocol": "pair",
+                "round_kind": "final",
+                "metric": "verdict",
+                "level": "nominal",
+                "alpha": 0.55,
+                "n_units": 48,
+                "n_judges": 3,
+                "method": "Krippendorff nominal",
+            }
+        ],
+        "debate": {
+            "shift_by_identity": [
+                {
+                    "protocol": "single",
+                    "category": "gender",
+                    "identity": name,
+                    "metric": "overall",
+                    "first_mean": first,
+                    "final_mean": final,
+                    "shift": final - first,
+                    "ci_low": final - first - 0.2,
+                    "ci_high": final - first + 0.2,
+                    "n": 144,
+                }
+                for name, first, final in (("female", 6.0, 6.25), ("male", 6.0, 5.95))
+            ],
+            "conformity": [
+                {
+                    "judge": judge,
+                    "moved_toward_others": 0.5,
+                    "moved_away": 0.1,
+                    "n": 72,
+                    "method": "share of final scores closer to the others' first-round mean",
+                }
+                for judge in JUDGES
+            ],
+        },
+        "failures_by_identity": [
+            {
+                "category": "gender",
+                "identity": name,
+                "judge": "domain_expert",
+                "turns": 36,
+                "failed": failed,
+                "rate": failed / 36,
+                "ci_low": 0.0,
+                "ci_high": 0.2,
+            }
+            for name, failed in (("female", 1), ("male", 2))
+        ],
+        "control_false_positives": {
+            "placebo": {"tests": 8, "rejected": 0, "rate": 0.0},
+            "same_label": {"tests": 4, "rejected": 1, "rate": 0.25},
+            "note": "share of control-arm tests rejected at alpha=0.05",
+        },
+    }
+    return results
