@@ -28,28 +28,53 @@ from fairpanel.studies._base import (
     StudyConfig,
     result_table,
 )
+from fairpanel.studies._bscore_config import BscoreConfig, QuestionSet, VerificationConfig
+from fairpanel.studies._bscore_data import Question, listed_options, load_questions
+from fairpanel.studies._bscore_design import BscoreItem, call_replicate, option_order
+from fairpanel.studies._bscore_prompts import extract_choice, parse_confidence, shown_question
+from fairpanel.studies._bscore_stats import (
+    VerificationSample,
+    answer_distribution,
+    b_scores,
+    run_statistics,
+    search_cascade,
+    search_threshold,
+    should_accept,
+    threshold_grid,
+    top_choice,
+    verification_accuracy,
+)
+from fairpanel.studies._bscore_study import Bscore
 from fairpanel.studies._cli import estimate_command, report_command, run_command
 from fairpanel.studies._context import ModelPool, StudyContext
 from fairpanel.studies._estimate import StudyEstimate, estimate_study
 from fairpanel.studies._load import config_from_run, load_study, study_name
+from fairpanel.studies._pairs import Arrangement, PairSource, pair_prompt, read_verdict
 from fairpanel.studies._registry import STUDIES, build_study
 from fairpanel.studies._results import render_study_tables, write_study_results
 from fairpanel.studies._runner import StudySummary, run_study
 
 __all__ = [
     "STUDIES",
+    "Arrangement",
     "AwardAudit",
     "AwardAuditConfig",
     "AwardGroups",
     "AwardItem",
     "BankItem",
+    "Bscore",
+    "BscoreConfig",
+    "BscoreItem",
     "FollowupConfig",
     "ItemBank",
     "ItemFailedError",
     "ItemSpec",
     "ModelPool",
     "ModelUse",
+    "PairSource",
     "PlannedCall",
+    "Question",
+    "QuestionSet",
     "ResolvedModel",
     "Role",
     "Study",
@@ -57,25 +82,45 @@ __all__ = [
     "StudyContext",
     "StudyEstimate",
     "StudySummary",
+    "VerificationConfig",
+    "VerificationSample",
+    "answer_distribution",
     "answer_vectors",
     "award_prompt",
+    "b_scores",
     "binomial_split",
     "bonferroni",
     "build_study",
+    "call_replicate",
     "config_from_run",
     "equivocal_spread",
     "estimate_command",
     "estimate_study",
+    "extract_choice",
     "followup_independence",
+    "listed_options",
     "load_bank",
+    "load_questions",
     "load_study",
+    "option_order",
+    "pair_prompt",
     "parse_coding",
+    "parse_confidence",
     "read_choice",
+    "read_verdict",
     "render_study_tables",
     "report_command",
     "result_table",
     "run_command",
+    "run_statistics",
     "run_study",
+    "search_cascade",
+    "search_threshold",
+    "should_accept",
+    "shown_question",
     "study_name",
+    "threshold_grid",
+    "top_choice",
+    "verification_accuracy",
     "write_study_results",
 ]
