@@ -48,6 +48,19 @@ from fairpanel.studies._bscore_study import Bscore
 from fairpanel.studies._cli import estimate_command, report_command, run_command
 from fairpanel.studies._context import ModelPool, StudyContext
 from fairpanel.studies._estimate import StudyEstimate, estimate_study
+from fairpanel.studies._labelbias_config import LabelBiasConfig
+from fairpanel.studies._labelbias_runs import label_bias_command, label_bias_of_run
+from fairpanel.studies._labelbias_stats import (
+    LabelOutcome,
+    bias_score,
+    calibrate,
+    class_accuracies,
+    label_aware_mean,
+    label_bias_view,
+    leave_one_out_priors,
+    rsd,
+)
+from fairpanel.studies._labelbias_study import LabelBias, LabelBiasItem
 from fairpanel.studies._load import config_from_run, load_study, study_name
 from fairpanel.studies._pairs import Arrangement, PairSource, pair_prompt, read_verdict
 from fairpanel.studies._registry import STUDIES, build_study
@@ -69,6 +82,10 @@ __all__ = [
     "ItemBank",
     "ItemFailedError",
     "ItemSpec",
+    "LabelBias",
+    "LabelBiasConfig",
+    "LabelBiasItem",
+    "LabelOutcome",
     "ModelPool",
     "ModelUse",
     "PairSource",
@@ -88,16 +105,24 @@ __all__ = [
     "answer_vectors",
     "award_prompt",
     "b_scores",
+    "bias_score",
     "binomial_split",
     "bonferroni",
     "build_study",
+    "calibrate",
     "call_replicate",
+    "class_accuracies",
     "config_from_run",
     "equivocal_spread",
     "estimate_command",
     "estimate_study",
     "extract_choice",
     "followup_independence",
+    "label_aware_mean",
+    "label_bias_command",
+    "label_bias_of_run",
+    "label_bias_view",
+    "leave_one_out_priors",
     "listed_options",
     "load_bank",
     "load_questions",
@@ -111,6 +136,7 @@ __all__ = [
     "render_study_tables",
     "report_command",
     "result_table",
+    "rsd",
     "run_command",
     "run_statistics",
     "run_study",
