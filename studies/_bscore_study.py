@@ -69,7 +69,8 @@ class Bscore(Study[BscoreConfig, BscoreItem]):
             PlannedCall(role, item.model, (turn + 1) * asked + turn * answer)
             for turn in range(item.turns)
         )
-        if item.responder is not None:
+        if item.responder is not None and item.replicate == 0:
+            # The two responses of a scenario are written once and shared by all its runs.
             calls.append(PlannedCall("responder", item.responder, len(item.question.text) + 300))
             calls.append(PlannedCall("responder", item.responder, len(item.question.text) + 1200))
         return calls

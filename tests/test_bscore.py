@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import Cli, read_json
+from conftest import Cli, WriteExperiment, read_json
 
 from fairpanel import InputFileError
 from fairpanel.agents import Message, MockBias, ModelRequest, mock_reply
@@ -215,6 +215,32 @@ def test_example_finds_the_planted_biases(cli: Cli, tmp_path: Path) -> None:
     assert longest == 2 * 12 - 1  # the last turn sees 11 earlier questions and answers
     again = cli("run", str(EXAMPLE), "--out", str(out))
     assert again.exit_code == 0 and read_json(out / "summary.json")["calls_made"] == 0
+
+
+def test_estimate_counts_the_calls_a_run_makes(cli: Cli) -> None:
+    result = cli("estimate", str(EXAMPLE), "--json")
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    assert plan["calls_total"] == 3 * (36 + 3) * 36 + 3 * 2  # as counted in the run above
+    assert plan["calls"]["answerer:confidence"] == 3 * 36 * 12
+
+
+def test_config_mistakes_fail_before_any_call(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    path = write_experiment(
+        """\
+        study: bscore
+        model: {model: mock/a}
+        questions: null
+        judge_pairs:
+          pairs: [[female, martian]]
+        """
+    )
+    result = cli("run", str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert "judge_pairs.pairs[0][1]: unknown identity label 'martian'" in result.output
+    assert not (tmp_path / "out" / "fairpanel.sqlite").exists()
 
 
 def test_a_consistent_preference_is_not_a_b_score(cli: Cli, tmp_path: Path) -> None:
