@@ -204,7 +204,9 @@ def label_bias_of_run(run_dir: Path, calibration: Calibration = "renormalise") -
         "contextual_calibration": "not available for a stored run (it needs content-free "
         "prompts): run `study: label-bias` on the same judge",
         "loo_method": "leave-one-out over scenarios (award audit: answer-table pairs; "
-        "B-score: questions), label-aware means as in the paper",
+        "B-score: questions), label-aware means as in the paper; a one-sample prompt's "
+        "answer has probability 1 on one label, which calibration cannot move, so for the "
+        "studies the calibrated metrics equal the uncalibrated ones",
         "views": views,
         "tables": label_bias_tables(views, f"Label bias in a stored {source} run"),
     }
