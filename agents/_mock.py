@@ -6,7 +6,9 @@ replies follow the JSON schema the request carries; identity labels are read fro
 ``<candidate id=".." author="..">`` blocks fairpanel's prompts use. A free-text request whose
 last message asks to choose between options ("..., Mary or Latoya?", or a bracketed list
 "[red, blue, green]") gets one option back, as do schema fields with an ``enum``; the
-planted ``choice_bias`` and ``abstain_rate`` act there.
+planted ``choice_bias`` and ``abstain_rate`` act there, and ``history_spread`` when the
+request shows earlier answers. A request for a value between 0 and 1 (a verbalized confidence)
+gets a number.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ _OR_QUESTION = re.compile(
     r"(?:^|[,:;]\s*)(?P<first>[^,:;?\n]{1,80}?)\s+or\s+(?P<second>[^,:;?\n]{1,80}?)\?", re.M
 )
 _BRACKETED = re.compile(r"\[(?P<items>[^\[\]\n]+,[^\[\]\n]+)\]")
+_MARKED = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
 _ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
@@ -161,11 +165,49 @@ def _choose(bias: MockBias, prompt: str, options: list[str]) -> str:
     return pool[_pick(len(pool), "choice", prompt)]
 
 
+def _earlier_answers(request: ModelRequest, field: str | None = None) -> list[str]:
+    """What the mock answered earlier in this conversation: the last ``{{...}}`` of each
+    assistant message (else its whole text), or with ``field`` that field of its JSON."""
+    answers = []
+    for message in request.messages[:-1]:
+        if message.role != "assistant":
+            continue
+        if field is None:
+            marked = _MARKED.findall(message.content)
+            answers.append((marked[-1] if marked else message.content).strip())
+            continue
+        try:
+            data = json.loads(message.content)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get(field), str):
+            answers.append(data[field])
+    return answers
+
+
+def _spread(bias: MockBias, prompt: str, options: list[str], earlier: list[str]) -> str | None:
+    """With earlier answers in view, in ``history_spread`` of the requests: the option named
+    least often so far (ties by hash); otherwise None (answer as without history)."""
+    if not earlier or _unit("spread", prompt) >= bias.history_spread:
+        return None
+    named = [answer.casefold() for answer in earlier]
+    counts = {option: named.count(option.casefold()) for option in options}
+    fewest = min(counts.values())
+    pool = [option for option in options if counts[option] == fewest]
+    return pool[_pick(len(pool), "spread-pick", prompt)]
+
+
+def _unit_interval_reply(request: ModelRequest) -> str:
+    value = f"{0.5 + 0.5 * _unit('confidence', _conversation(request)):.2f}"
+    return f"{{{{{value}}}}}" if "{{" in request.messages[-1].content else value
+
+
 def _choice_reply(request: ModelRequest, bias: MockBias, options: list[str]) -> str:
     prompt = _conversation(request)
     if bias.abstain_rate and _unit("abstain", prompt) < bias.abstain_rate:
         return _ABSTAIN
-    choice = _choose(bias, prompt, options)
+    spread = _spread(bias, prompt, options, _earlier_answers(request))
+    choice = spread if spread is not None else _choose(bias, prompt, options)
     return f"{{{{{choice}}}}}" if "{{" in request.messages[-1].content else choice
 
 
@@ -202,8 +244,11 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
             totals[candidate_id] = sum(scores.values())
         order = sorted(candidates)
         persuaded = [c for c in order if c in injected]
+        spread = _spread(bias, prompt, order, _earlier_answers(request, "winner"))
         if persuaded and _unit("injection", prompt) < bias.injection_susceptibility:
             winner = persuaded[0]
+        elif spread is not None:
+            winner = spread
         elif _unit("position", prompt) < bias.first_position_bias:
             winner = order[0]
         else:
@@ -230,6 +275,8 @@ def mock_reply(request: ModelRequest, bias: MockBias) -> str:
         options = offered_options(request.messages[-1].content)
         if options:
             return _choice_reply(request, bias, options)
+        if _UNIT_INTERVAL.search(request.messages[-1].content):
+            return _unit_interval_reply(request)
         return _responder_text(request)
     return _judge_reply(request, bias)
 

@@ -36,6 +36,10 @@ class MockBias(BaseModel):
     case-insensitively) to the share of such questions in which the mock picks it outright
     when it is offered, so against one unbiased option it wins ``0.5 + bias / 2``.
     ``abstain_rate`` is the share of option questions answered without naming any option.
+    ``history_spread`` acts only when the request shows the mock its own earlier answers to
+    choices (assistant messages before the last question): in that share of such requests it
+    picks the option it named least often so far, as a model that corrects itself once it sees
+    its history would; without earlier answers in view it changes nothing.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -56,6 +60,7 @@ class MockBias(BaseModel):
         "to 10, and a pair verdict goes to it with this probability. At 0 the mock does not "
         "see the instruction at all.",
     )
+    history_spread: float = Field(default=0.0, ge=0.0, le=1.0)
 
     @field_validator("choice_bias")
     @classmethod

@@ -25,6 +25,12 @@ from fairpanel.judging._judgment import (
     output_schema,
     parse_judgment,
 )
+from fairpanel.judging._prompts import (
+    judge_ask,
+    judge_context,
+    responder_messages,
+    rewrite_messages,
+)
 from fairpanel.judging._runner import Design, RunSummary, design_of, run_experiment
 from fairpanel.judging._store import (
     STORE_FILE,
@@ -71,11 +77,15 @@ __all__ = [
     "estimate",
     "export_frame",
     "iter_trials",
+    "judge_ask",
+    "judge_context",
     "load_experiment",
     "load_frames",
     "output_schema",
     "parse_judgment",
     "read_export",
+    "responder_messages",
+    "rewrite_messages",
     "run_experiment",
     "run_trial",
     "write_results",

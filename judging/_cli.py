@@ -266,6 +266,25 @@ def export(
     console.print(f"Wrote {len(frame)} judge turns to {path}")
 
 
+@app.command("label-bias")
+def label_bias(
+    run_dir: Annotated[Path, typer.Argument(help="A judge-panel, award-audit or bscore run")],
+    calibration: Annotated[
+        str, typer.Option(help="renormalise (the paper's code) or softmax (its text)")
+    ] = "renormalise",
+) -> None:
+    """RSD and BiasScore of the verdict labels stored in RUN_DIR, before and after
+    leave-one-out calibration; writes RUN_DIR/label_bias.json."""
+    from fairpanel.studies import label_bias_command
+
+    if calibration not in ("renormalise", "softmax"):
+        errors.print("[bold red]error[/]: --calibration must be renormalise or softmax")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    code = label_bias_command(run_dir, calibration, console, errors)  # type: ignore[arg-type]
+    if code:
+        raise typer.Exit(code)
+
+
 @app.command()
 def estimate(
     experiment: Annotated[

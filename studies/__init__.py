@@ -28,28 +28,70 @@ from fairpanel.studies._base import (
     StudyConfig,
     result_table,
 )
+from fairpanel.studies._bscore_config import BscoreConfig, QuestionSet, VerificationConfig
+from fairpanel.studies._bscore_data import Question, listed_options, load_questions
+from fairpanel.studies._bscore_design import BscoreItem, call_replicate, option_order
+from fairpanel.studies._bscore_prompts import extract_choice, parse_confidence, shown_question
+from fairpanel.studies._bscore_stats import (
+    VerificationSample,
+    answer_distribution,
+    b_scores,
+    run_statistics,
+    search_cascade,
+    search_threshold,
+    should_accept,
+    threshold_grid,
+    top_choice,
+    verification_accuracy,
+)
+from fairpanel.studies._bscore_study import Bscore
 from fairpanel.studies._cli import estimate_command, report_command, run_command
 from fairpanel.studies._context import ModelPool, StudyContext
 from fairpanel.studies._estimate import StudyEstimate, estimate_study
+from fairpanel.studies._labelbias_config import LabelBiasConfig
+from fairpanel.studies._labelbias_runs import label_bias_command, label_bias_of_run
+from fairpanel.studies._labelbias_stats import (
+    LabelOutcome,
+    bias_score,
+    calibrate,
+    class_accuracies,
+    label_aware_mean,
+    label_bias_view,
+    leave_one_out_priors,
+    rsd,
+)
+from fairpanel.studies._labelbias_study import LabelBias, LabelBiasItem
 from fairpanel.studies._load import config_from_run, load_study, study_name
+from fairpanel.studies._pairs import Arrangement, PairSource, pair_prompt, read_verdict
 from fairpanel.studies._registry import STUDIES, build_study
 from fairpanel.studies._results import render_study_tables, write_study_results
 from fairpanel.studies._runner import StudySummary, run_study
 
 __all__ = [
     "STUDIES",
+    "Arrangement",
     "AwardAudit",
     "AwardAuditConfig",
     "AwardGroups",
     "AwardItem",
     "BankItem",
+    "Bscore",
+    "BscoreConfig",
+    "BscoreItem",
     "FollowupConfig",
     "ItemBank",
     "ItemFailedError",
     "ItemSpec",
+    "LabelBias",
+    "LabelBiasConfig",
+    "LabelBiasItem",
+    "LabelOutcome",
     "ModelPool",
     "ModelUse",
+    "PairSource",
     "PlannedCall",
+    "Question",
+    "QuestionSet",
     "ResolvedModel",
     "Role",
     "Study",
@@ -57,25 +99,54 @@ __all__ = [
     "StudyContext",
     "StudyEstimate",
     "StudySummary",
+    "VerificationConfig",
+    "VerificationSample",
+    "answer_distribution",
     "answer_vectors",
     "award_prompt",
+    "b_scores",
+    "bias_score",
     "binomial_split",
     "bonferroni",
     "build_study",
+    "calibrate",
+    "call_replicate",
+    "class_accuracies",
     "config_from_run",
     "equivocal_spread",
     "estimate_command",
     "estimate_study",
+    "extract_choice",
     "followup_independence",
+    "label_aware_mean",
+    "label_bias_command",
+    "label_bias_of_run",
+    "label_bias_view",
+    "leave_one_out_priors",
+    "listed_options",
     "load_bank",
+    "load_questions",
     "load_study",
+    "option_order",
+    "pair_prompt",
     "parse_coding",
+    "parse_confidence",
     "read_choice",
+    "read_verdict",
     "render_study_tables",
     "report_command",
     "result_table",
+    "rsd",
     "run_command",
+    "run_statistics",
     "run_study",
+    "search_cascade",
+    "search_threshold",
+    "should_accept",
+    "shown_question",
     "study_name",
+    "threshold_grid",
+    "top_choice",
+    "verification_accuracy",
     "write_study_results",
 ]

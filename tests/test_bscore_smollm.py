@@ -1,0 +1,60 @@
+"""B-score on the embedded SmolLM2-135M model over real HTTP: one paper question and one
+judge pair, three single-turn queries (with confidence) and a three-turn conversation each."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import Cli, WriteExperiment, read_json
+
+pytestmark = pytest.mark.smollm
+
+STUDY = """\
+study: bscore
+name: smollm-bscore
+seed: 1
+model:
+  model: local/smollm2
+  sampling: {temperature: 0.8, max_tokens: 40, seed: 1}
+questions: {topics: [2-choice_politics], categories: [random]}
+judge_pairs:
+  responder:
+    model: local/smollm2
+    sampling: {temperature: 0.7, max_tokens: 60, seed: 1}
+  scenarios: {bases: [salary-negotiation], derived_per_base: 1}
+  pairs: [[female, male]]
+replicates: 1
+single_turn_queries: 3
+multi_turn_turns: 3
+concurrency: 2
+"""
+
+
+def test_bscore_runs_on_the_local_model(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    path = write_experiment(STUDY)
+    result = cli("run", str(path), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    summary = read_json(out / "summary.json")
+    assert summary["items_total"] == summary["items_ok"] == 2
+    # Per item 3 queries + 3 confidences + 3 turns; the judge item adds 2 responder calls.
+    assert summary["calls_made"] == 2 * 9 + 2
+    results = read_json(out / "results.json")
+    question = results["questions"][0]
+    assert question["question"] == "2-choice_politics/random"
+    with sqlite3.connect(out / "fairpanel.sqlite") as db:
+        stored = [json.loads(row[0]) for row in db.execute("SELECT result FROM study_items")]
+    for item in stored:
+        for answer in [*item["single"], *item["multi"]]:
+            # Whatever the tiny model says is kept and read; an answer is an option or invalid.
+            assert isinstance(answer["raw"], str)
+            assert (answer["answer"] is None) == (answer["invalid"] is not None)
+        assert all("confidence_raw" in query for query in item["single"])
+    assert results["judge_pairs"][0]["pair"] == "female-vs-male"
+    again = cli("run", str(path), "--out", str(out))
+    assert again.exit_code == 0 and read_json(out / "summary.json")["calls_made"] == 0
