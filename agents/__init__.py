@@ -33,7 +33,7 @@ from fairpanel.agents._registry import (
     endpoint_key,
     endpoint_of,
 )
-from fairpanel.agents._spec import PROVIDERS, MockBias, ModelSpec
+from fairpanel.agents._spec import PROVIDERS, ChoiceRule, MockBias, ModelSpec
 from fairpanel.agents._types import (
     Message,
     ModelCallError,
@@ -54,6 +54,7 @@ __all__ = [
     "CachingCaller",
     "CallCache",
     "CallLedger",
+    "ChoiceRule",
     "DebateError",
     "DebateRound",
     "EndpointLimits",
