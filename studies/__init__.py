@@ -28,6 +28,17 @@ from fairpanel.studies._base import (
     StudyConfig,
     result_table,
 )
+from fairpanel.studies._bfb_config import (
+    BfbJudge,
+    BfbResponder,
+    BfbTreatment,
+    BiasFreeBenchConfig,
+)
+from fairpanel.studies._bfb_data import BbqItem, BbqSet, load_bbq, stratified_subset
+from fairpanel.studies._bfb_design import BfbItem
+from fairpanel.studies._bfb_prompts import judge_instruction, parse_judgment
+from fairpanel.studies._bfb_stats import bias_free_score, majority, paired_difference
+from fairpanel.studies._bfb_study import BiasFreeBench
 from fairpanel.studies._cli import estimate_command, report_command, run_command
 from fairpanel.studies._context import ModelPool, StudyContext
 from fairpanel.studies._estimate import StudyEstimate, estimate_study
@@ -43,6 +54,14 @@ __all__ = [
     "AwardGroups",
     "AwardItem",
     "BankItem",
+    "BbqItem",
+    "BbqSet",
+    "BfbItem",
+    "BfbJudge",
+    "BfbResponder",
+    "BfbTreatment",
+    "BiasFreeBench",
+    "BiasFreeBenchConfig",
     "FollowupConfig",
     "ItemBank",
     "ItemFailedError",
@@ -59,6 +78,7 @@ __all__ = [
     "StudySummary",
     "answer_vectors",
     "award_prompt",
+    "bias_free_score",
     "binomial_split",
     "bonferroni",
     "build_study",
@@ -67,15 +87,21 @@ __all__ = [
     "estimate_command",
     "estimate_study",
     "followup_independence",
+    "judge_instruction",
     "load_bank",
+    "load_bbq",
     "load_study",
+    "majority",
+    "paired_difference",
     "parse_coding",
+    "parse_judgment",
     "read_choice",
     "render_study_tables",
     "report_command",
     "result_table",
     "run_command",
     "run_study",
+    "stratified_subset",
     "study_name",
     "write_study_results",
 ]

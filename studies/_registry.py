@@ -9,10 +9,11 @@ from typing import Any
 
 from fairpanel.studies._award_study import AwardAudit
 from fairpanel.studies._base import Study, StudyConfig
+from fairpanel.studies._bfb_study import BiasFreeBench
 
 __all__ = ["STUDIES", "build_study"]
 
-_BUILTIN: tuple[type[Study[Any, Any]], ...] = (AwardAudit,)
+_BUILTIN: tuple[type[Study[Any, Any]], ...] = (AwardAudit, BiasFreeBench)
 
 STUDIES: dict[str, type[Study[Any, Any]]] = {study.name: study for study in _BUILTIN}
 
