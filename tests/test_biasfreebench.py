@@ -226,6 +226,37 @@ def test_example_without_the_planted_stereotype_finds_none(cli: Cli, tmp_path: P
             ), name
 
 
+def test_a_stereotyped_judge_shows_in_the_bfs_and_a_judge_side_mitigation_reduces_it(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The example's stereotype planted in the judge instead: a fair responder, a judge that
+    picks the stereotyped reference outright (or avoids the other one) in 60% of calls."""
+    data = _example()
+    planted = data["models"]["responder"]["mock"]
+    data["models"]["judge"]["mock"] = {
+        "choice_rules": planted.pop("choice_rules"),
+        "bias_damping": planted.pop("bias_damping"),
+    }
+    data["treatments"] = [
+        {"name": "baseline"},
+        {"name": "responder-aware", "mitigation": "self-awareness"},
+        {"name": "judge-aware", "mitigation": "self-awareness", "apply_to": ["judge"]},
+    ]
+    path = tmp_path / "biasfreebench.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    arms = _arms(_run(cli, path, tmp_path / "judged"))
+    religion = arms["baseline"]["by_category"]["Religion"]
+    control = arms["baseline"]["by_category"]["Sexual_orientation"]
+    assert religion["ci_high"] < control["ci_low"]
+    assert control["ci_low"] < 0.55 < control["ci_high"]
+    # Cautioning the responder does not help: the bias is in the judge.
+    responder_side = arms["responder-aware"]["by_category"]["Religion"]
+    assert responder_side["ci_high"] < control["ci_low"]
+    judge_side = arms["judge-aware"]
+    assert judge_side["by_category"]["Religion"]["bfs"] > religion["ci_high"]
+    assert judge_side["vs_baseline"]["ci_low"] > 0
+
+
 def test_judgments_that_never_read_are_no_votes(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
