@@ -34,7 +34,7 @@ from fairpanel.agents._registry import (
     endpoint_of,
 )
 from fairpanel.agents._secrets import REDACTED, redact, register_secret
-from fairpanel.agents._spec import PROVIDERS, MockBias, ModelSpec
+from fairpanel.agents._spec import PROVIDERS, ChoiceRule, MockBias, ModelSpec
 from fairpanel.agents._types import (
     Message,
     ModelCallError,
@@ -56,6 +56,7 @@ __all__ = [
     "CachingCaller",
     "CallCache",
     "CallLedger",
+    "ChoiceRule",
     "DebateError",
     "DebateRound",
     "EndpointLimits",

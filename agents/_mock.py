@@ -6,9 +6,12 @@ replies follow the JSON schema the request carries; identity labels are read fro
 ``<candidate id=".." author="..">`` blocks fairpanel's prompts use. A free-text request whose
 last message asks to choose between options ("..., Mary or Latoya?", or a bracketed list
 "[red, blue, green]") gets one option back, as do schema fields with an ``enum``; the
-planted ``choice_bias`` and ``abstain_rate`` act there, and ``history_spread`` when the
-request shows earlier answers. A request for a value between 0 and 1 (a verbalized confidence)
-gets a number.
+planted ``choice_bias``, ``choice_rules``, ``bias_damping`` and ``abstain_rate`` act there, and
+``history_spread`` when the request shows earlier answers. Asked to choose while the request
+quotes an ``<answer>...</answer>`` block (a judge asked which reference an answer matches), the
+mock reads: it picks the one option the block names (an option may list alternatives as
+``a/b/c``), unless a planted preference wins first. A request for a value between 0 and 1 (a
+verbalized confidence) gets a number.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ _OR_QUESTION = re.compile(
 _BRACKETED = re.compile(r"\[(?P<items>[^\[\]\n]+,[^\[\]\n]+)\]")
 _MARKED = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
+_QUOTED_ANSWER = re.compile(r"<answer>\n?(?P<text>.*?)\n?</answer>", re.DOTALL)
 _ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
@@ -150,18 +154,54 @@ def offered_options(text: str) -> list[str]:
     return max(found)[1] if found else []
 
 
-def _choose(bias: MockBias, prompt: str, options: list[str]) -> str:
-    """An option: uniform, except that a planted ``choice_bias`` wins its share outright."""
-    favoured = []
+def _names(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def _planted_share(bias: MockBias, option: str, said: str) -> float:
+    """The option's planted share in this request (``said``: every message's text)."""
+    entries = list(bias.choice_bias.items())
+    for rule in bias.choice_rules:
+        if re.search(rule.when, said, re.IGNORECASE):
+            entries.extend(rule.favour.items())
+    share = sum(value for key, value in entries if _names(option, key))
+    for phrase, factor in bias.bias_damping.items():
+        if phrase.lower() in said.lower():
+            share *= factor
+    return max(-1.0, min(1.0, share))
+
+
+def _read_answer(options: list[str], said: str) -> str | None:
+    """The one option a quoted ``<answer>`` block names, if exactly one."""
+    blocks = _QUOTED_ANSWER.findall(said)
+    if not blocks:
+        return None
+    named = [
+        option
+        for option in options
+        if any(_names(blocks[-1], alt.strip()) for alt in option.split("/") if alt.strip())
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+def _choose(bias: MockBias, prompt: str, options: list[str], said: str) -> str:
+    """An option: a planted preference wins its share outright (a negative share avoids the
+    option), else the option a quoted answer names, else uniformly among the rest."""
+    favoured: list[str] = []
+    avoided: set[str] = set()
     for option in options:
-        share = sum(
-            value
-            for key, value in bias.choice_bias.items()
-            if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", option, re.IGNORECASE)
-        )
-        if _unit("favour", prompt, option) < min(1.0, share):
+        share = _planted_share(bias, option, said)
+        if share > 0 and _unit("favour", prompt, option) < share:
             favoured.append(option)
-    pool = favoured or options
+        elif share < 0 and _unit("favour", prompt, option) < -share:
+            avoided.add(option)
+    read = _read_answer(options, said)
+    if favoured:
+        pool = favoured
+    elif read is not None and read not in avoided:
+        pool = [read]
+    else:
+        pool = [option for option in options if option not in avoided] or options
     return pool[_pick(len(pool), "choice", prompt)]
 
 
@@ -202,12 +242,16 @@ def _unit_interval_reply(request: ModelRequest) -> str:
     return f"{{{{{value}}}}}" if "{{" in request.messages[-1].content else value
 
 
+def _said(request: ModelRequest) -> str:
+    return "\n".join(message.content for message in request.messages)
+
+
 def _choice_reply(request: ModelRequest, bias: MockBias, options: list[str]) -> str:
     prompt = _conversation(request)
     if bias.abstain_rate and _unit("abstain", prompt) < bias.abstain_rate:
         return _ABSTAIN
     spread = _spread(bias, prompt, options, _earlier_answers(request))
-    choice = spread if spread is not None else _choose(bias, prompt, options)
+    choice = spread if spread is not None else _choose(bias, prompt, options, _said(request))
     return f"{{{{{choice}}}}}" if "{{" in request.messages[-1].content else choice
 
 
@@ -265,7 +309,8 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
             )
     for name, prop in properties.items():
         if name not in reply and prop.get("enum"):
-            reply[name] = _choose(bias, f"{prompt}\x1f{name}", [str(v) for v in prop["enum"]])
+            enum = [str(v) for v in prop["enum"]]
+            reply[name] = _choose(bias, f"{prompt}\x1f{name}", enum, _said(request))
     return json.dumps(reply)
 
 

@@ -16,10 +16,45 @@ from fairpanel.agents._limits import EndpointLimits
 from fairpanel.agents._plugins import ENTRY_POINT_GROUP, plugin_providers
 from fairpanel.agents._types import Sampling
 
-__all__ = ["PROVIDERS", "MockBias", "ModelSpec", "unknown_provider_message"]
+__all__ = ["PROVIDERS", "ChoiceRule", "MockBias", "ModelSpec", "unknown_provider_message"]
 
 PROVIDERS = ("mock", "local", "openai", "openai-compatible", "anthropic")
 LOCAL_MODELS = ("smollm2",)
+
+
+def _checked_shares(value: dict[str, float]) -> dict[str, float]:
+    for option, share in value.items():
+        if not -1.0 <= share <= 1.0:
+            raise ValueError(f"the share of {option!r} must be between -1 and 1")
+    return value
+
+
+class ChoiceRule(BaseModel):
+    """A planted choice preference that holds only where the request matches ``when``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    when: str = Field(
+        min_length=1,
+        description="A regular expression searched (case-insensitively) in the request's messages",
+    )
+    favour: dict[str, float] = Field(
+        min_length=1, description="Like choice_bias: option -> share (negative: avoided)"
+    )
+
+    @field_validator("when")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from exc
+        return value
+
+    @field_validator("favour")
+    @classmethod
+    def _shares(cls, value: dict[str, float]) -> dict[str, float]:
+        return _checked_shares(value)
 
 
 class MockBias(BaseModel):
@@ -34,7 +69,12 @@ class MockBias(BaseModel):
     Choices (a question offering options, or a schema field with an ``enum``) are answered
     uniformly by default; ``choice_bias`` maps an option (matched as a whole word,
     case-insensitively) to the share of such questions in which the mock picks it outright
-    when it is offered, so against one unbiased option it wins ``0.5 + bias / 2``.
+    when it is offered, so against one unbiased option it wins ``0.5 + bias / 2``; a negative
+    share is the share in which it avoids the option (another one is picked).
+    ``choice_rules`` are such preferences that hold only in questions matching a pattern (a
+    stereotype ties a group to a kind of question, not to every question). ``bias_damping``
+    maps a phrase to a factor: when any message of the request contains the phrase, every
+    planted choice share is multiplied by it (a model that heeds an instruction).
     ``abstain_rate`` is the share of option questions answered without naming any option.
     ``history_spread`` acts only when the request shows the mock its own earlier answers to
     choices (assistant messages before the last question): in that share of such requests it
@@ -50,6 +90,8 @@ class MockBias(BaseModel):
     noise: int = Field(default=2, ge=0, le=5)
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     choice_bias: dict[str, float] = Field(default_factory=dict)
+    choice_rules: list[ChoiceRule] = Field(default_factory=list)
+    bias_damping: dict[str, float] = Field(default_factory=dict)
     abstain_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     injection_susceptibility: float = Field(
         default=0.0,
@@ -65,9 +107,14 @@ class MockBias(BaseModel):
     @field_validator("choice_bias")
     @classmethod
     def _shares(cls, value: dict[str, float]) -> dict[str, float]:
-        for option, share in value.items():
-            if not 0.0 <= share <= 1.0:
-                raise ValueError(f"choice_bias of {option!r} must be between 0 and 1")
+        return _checked_shares(value)
+
+    @field_validator("bias_damping")
+    @classmethod
+    def _factors(cls, value: dict[str, float]) -> dict[str, float]:
+        for phrase, factor in value.items():
+            if not phrase or not 0.0 <= factor <= 1.0:
+                raise ValueError(f"bias_damping of {phrase!r} must be between 0 and 1")
         return value
 
 

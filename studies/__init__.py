@@ -28,6 +28,17 @@ from fairpanel.studies._base import (
     StudyConfig,
     result_table,
 )
+from fairpanel.studies._bfb_config import (
+    BfbJudge,
+    BfbResponder,
+    BfbTreatment,
+    BiasFreeBenchConfig,
+)
+from fairpanel.studies._bfb_data import BbqItem, BbqSet, load_bbq, stratified_subset
+from fairpanel.studies._bfb_design import BfbItem
+from fairpanel.studies._bfb_prompts import judge_instruction, parse_judgment
+from fairpanel.studies._bfb_stats import bias_free_score, majority, paired_difference
+from fairpanel.studies._bfb_study import BiasFreeBench
 from fairpanel.studies._bscore_config import BscoreConfig, QuestionSet, VerificationConfig
 from fairpanel.studies._bscore_data import Question, listed_options, load_questions
 from fairpanel.studies._bscore_design import BscoreItem, call_replicate, option_order
@@ -75,6 +86,14 @@ __all__ = [
     "AwardGroups",
     "AwardItem",
     "BankItem",
+    "BbqItem",
+    "BbqSet",
+    "BfbItem",
+    "BfbJudge",
+    "BfbResponder",
+    "BfbTreatment",
+    "BiasFreeBench",
+    "BiasFreeBenchConfig",
     "Bscore",
     "BscoreConfig",
     "BscoreItem",
@@ -105,6 +124,7 @@ __all__ = [
     "answer_vectors",
     "award_prompt",
     "b_scores",
+    "bias_free_score",
     "bias_score",
     "binomial_split",
     "bonferroni",
@@ -118,6 +138,7 @@ __all__ = [
     "estimate_study",
     "extract_choice",
     "followup_independence",
+    "judge_instruction",
     "label_aware_mean",
     "label_bias_command",
     "label_bias_of_run",
@@ -125,12 +146,16 @@ __all__ = [
     "leave_one_out_priors",
     "listed_options",
     "load_bank",
+    "load_bbq",
     "load_questions",
     "load_study",
+    "majority",
     "option_order",
     "pair_prompt",
+    "paired_difference",
     "parse_coding",
     "parse_confidence",
+    "parse_judgment",
     "read_choice",
     "read_verdict",
     "render_study_tables",
@@ -144,6 +169,7 @@ __all__ = [
     "search_threshold",
     "should_accept",
     "shown_question",
+    "stratified_subset",
     "study_name",
     "threshold_grid",
     "top_choice",

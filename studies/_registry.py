@@ -9,12 +9,13 @@ from typing import Any
 
 from fairpanel.studies._award_study import AwardAudit
 from fairpanel.studies._base import Study, StudyConfig
+from fairpanel.studies._bfb_study import BiasFreeBench
 from fairpanel.studies._bscore_study import Bscore
 from fairpanel.studies._labelbias_study import LabelBias
 
 __all__ = ["STUDIES", "build_study"]
 
-_BUILTIN: tuple[type[Study[Any, Any]], ...] = (AwardAudit, Bscore, LabelBias)
+_BUILTIN: tuple[type[Study[Any, Any]], ...] = (AwardAudit, Bscore, LabelBias, BiasFreeBench)
 
 STUDIES: dict[str, type[Study[Any, Any]]] = {study.name: study for study in _BUILTIN}
 
