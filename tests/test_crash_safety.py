@@ -28,11 +28,11 @@ from run_process import start_run, start_store_hammer
 from test_providers import SECRET, judge_like
 from test_resume import EXPERIMENT
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(300)
 
 SEED = int(os.environ.get("FAIRPANEL_KILL_SEED", "20"))
 KILLS = int(os.environ.get("FAIRPANEL_KILLS", "20"))
-LOOP_BUDGET_S = 60.0
+LOOP_BUDGET_S = 120.0
 # test_resume's experiment on one base scenario, without a discussion round.
 SMALL = EXPERIMENT.replace("[fitness-coaching, nursing-care-plan]", "[fitness-coaching]").replace(
     "discussion_rounds: 1", "discussion_rounds: 0"
