@@ -43,7 +43,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 console = Console()
-errors = Console(stderr=True)
+# soft_wrap: an error names a file path and line that users (and tests) search for; a
+# terminal-width line break inside it would split them.
+errors = Console(stderr=True, soft_wrap=True)
 
 EXIT_BAD_INPUT = 2
 EXIT_RUN_FAILED = 1
@@ -67,7 +69,7 @@ def _is_study(path: Path) -> bool:
         return study_name(path) is not None
     except InputFileError as exc:
         for problem in exc.problems:
-            errors.print(f"[bold red]error[/]: {problem}", highlight=False, markup=True)
+            errors.print(f"[bold red]error[/]: {escape(problem)}", highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
@@ -161,6 +163,13 @@ def run(
         int | None,
         typer.Option("--max-failures", min=1, help="Stop after this many failed trials"),
     ] = None,
+    no_report: Annotated[
+        bool,
+        typer.Option(
+            "--no-report",
+            help="Store the trials and summary.json only; analyse later with `fairpanel report`",
+        ),
+    ] = False,
 ) -> None:
     """Run an experiment (resumable: finished trials and calls are never repeated)."""
     if experiment is not None and _is_study(experiment):
@@ -204,7 +213,7 @@ def run(
                 )
             )
         except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
-            errors.print(f"[bold red]error[/]: {exc}")
+            errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
@@ -216,9 +225,10 @@ def run(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )
     _print_summary(summary)
-    results = write_results(run_dir)
-    _print_results(results)
-    write_report(run_dir, results)
+    if not no_report:
+        results = write_results(run_dir)
+        _print_results(results)
+        write_report(run_dir, results)
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)

@@ -13,6 +13,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -41,7 +42,7 @@ def _load_or_exit(path: Path, errors: Console) -> StudyConfig:
         return load_study(path)
     except InputFileError as exc:
         for problem in exc.problems:
-            errors.print(f"[bold red]error[/]: {problem}", highlight=False, markup=True)
+            errors.print(f"[bold red]error[/]: {escape(problem)}", highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
@@ -104,7 +105,7 @@ def run_command(
                 )
             )
         except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
-            errors.print(f"[bold red]error[/]: {exc}")
+            errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")

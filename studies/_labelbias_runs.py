@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rich.console import Console
+from rich.markup import escape
 
 from fairpanel.judging import STORE_FILE, Store
 from fairpanel.studies._labelbias_stats import LabelOutcome, label_bias_view
@@ -222,7 +223,7 @@ def label_bias_command(
     try:
         results = label_bias_of_run(run_dir, calibration)
     except ValueError as exc:
-        errors.print(f"[bold red]error[/]: {exc}")
+        errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False)
         return 2
     (run_dir / LABEL_BIAS_FILE).write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"

@@ -45,7 +45,7 @@ protocols: [single, pair]
 models:
   judge:
     id: mock/judge
-    base_url: https://reportuser:hunter2-secret@judge.example/v1?api_key=sk-query-secret
+    base_url: https://judge.example/v1
     mock:
       score_shift: {female: {creativity: 1.5}}
       first_position_bias: 0.2
@@ -176,12 +176,11 @@ def test_run_writes_a_self_contained_report(run_dir: Path) -> None:
     assert "debias" in text and "judge:first" in text and "mock/judge" in text
 
 
-def test_report_never_shows_secrets(run_dir: Path) -> None:
+def test_report_names_the_endpoint(run_dir: Path) -> None:
+    """The endpoint explains where judgments came from; credentials cannot be in it, since a
+    base_url carrying them is refused at load (tests/test_secrets.py)."""
     html = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert "judge.example" in html  # the endpoint is shown ...
-    assert "hunter2-secret" not in html  # ... without its password
-    assert "sk-query-secret" not in html
-    assert "reportuser" not in html
+    assert "judge.example" in html
 
 
 def test_report_command_rewrites_the_report(cli: Cli, run_dir: Path) -> None:

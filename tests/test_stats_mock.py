@@ -64,7 +64,10 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     assert effects["single:gender:accuracy:female-male:panel"]["verdict"] == (
         "no detectable difference"
     )
-    assert "female scored" in results["headline"]["verdict"]
+    # The headline names the strongest detection, which may be the score or the pair contrast:
+    # the planted score shift also decides pairs. Either way it points at female.
+    verdict = results["headline"]["verdict"]
+    assert verdict.startswith("Detectable identity effect") and "female" in verdict
     assert creativity["id"] in results["headline"]["detected"]
     # The mock hands 30% of verdicts to the front answer: position bias, not identity.
     position = results["position_bias"]
