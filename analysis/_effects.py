@@ -178,7 +178,7 @@ def headline(effects: list[Effect], families: list[Family], alpha: float) -> dic
     detected = [e for e in effects if e.verdict != NO_DIFFERENCE]
     tests = sum(f.size for f in families)
     if tests == 0:
-        sentence = "No identity contrast could be tested: the run has no paired data."
+        sentence = "No verdict: no identity contrast could be tested, the run has no paired data."
     elif not detected:
         sentence = (
             f"No detectable identity effect at alpha={alpha:g} after Holm correction within "
@@ -193,4 +193,9 @@ def headline(effects: list[Effect], families: list[Family], alpha: float) -> dic
                 f" {len(detected)} of {tests} tests ({len(families)} families, Holm within "
                 "each) detect an effect."
             )
-    return {"verdict": sentence, "alpha": alpha, "detected": [e.id for e in detected]}
+    return {
+        "verdict": sentence,
+        "alpha": alpha,
+        "tests": tests,
+        "detected": [e.id for e in detected],
+    }

@@ -121,6 +121,10 @@ def headline_of(results: Mapping[str, Any]) -> Headline:
     """The verdict card's content; never raises on a partial or empty results dict."""
     basis = _trial_basis(results)
     given = results.get("headline") or {}
+    if given.get("verdict") and given.get("tests") == 0:
+        return Headline(
+            verdict=str(given["verdict"]), tone="nodata", source="analysis", basis=basis
+        )
     if given.get("verdict"):
         detected = list(given.get("detected") or [])
         details = (
