@@ -18,6 +18,7 @@ import pandas as pd
 from fairpanel.analysis import _plots as plots
 from fairpanel.analysis._frames import METRICS, OVERALL
 from fairpanel.analysis._html import environment, integer, percent, redact
+from fairpanel.analysis._injection import moved_by_injection
 from fairpanel.analysis._verdict import Headline, headline_of, small_n_warnings
 
 __all__ = ["ReportInputs", "redact", "render_report"]
@@ -211,21 +212,11 @@ _VERDICT_LABELS = {
 
 
 def _injection_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each judge model's shift under the injection arm, with a plain reading of it: moved
-    when an interval excludes zero."""
-    rows = []
-    for model, shift in sorted((results.get("injection_robustness") or {}).items()):
-        row = {"judge_model": model, **shift}
-        moved = [
-            what
-            for what in ("score", "verdict")
-            if row.get(f"{what}_ci_low") is not None
-            and row.get(f"{what}_ci_high") is not None
-            and (row[f"{what}_ci_low"] > 0 or row[f"{what}_ci_high"] < 0)
-        ]
-        row["moved"] = moved
-        rows.append(row)
-    return rows
+    """Each judge model's shift under the injection arm, with what it moved."""
+    return [
+        {"judge_model": model, **shift, "moved": moved_by_injection(shift)}
+        for model, shift in sorted((results.get("injection_robustness") or {}).items())
+    ]
 
 
 def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
