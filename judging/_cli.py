@@ -86,11 +86,12 @@ def _analyze(frames: RunFrames) -> dict[str, Any]:
     return analyze(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
 
 
-def write_results(run_dir: Path) -> dict[str, Any]:
-    """Analyse a run folder's store and write ``results.json`` beside it."""
+def write_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
+    """Analyse a run folder's store and write ``results.json`` beside it. Pass the store's
+    ``frames`` when the caller already loaded them (for the report), to read them once."""
     store = Store(run_dir / STORE_FILE)
     try:
-        frames = load_frames(store)
+        frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
     finally:
         store.close()
@@ -121,6 +122,14 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     return results
+
+
+def _read_frames(run_dir: Path) -> RunFrames:
+    store = Store(run_dir / STORE_FILE)
+    try:
+        return load_frames(store)
+    finally:
+        store.close()
 
 
 def _print_results(results: dict[str, Any]) -> None:
@@ -216,9 +225,10 @@ def run(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )
     _print_summary(summary)
-    results = write_results(run_dir)
+    frames = _read_frames(run_dir)
+    results = write_results(run_dir, frames)
     _print_results(results)
-    write_report(run_dir, results)
+    write_report(run_dir, results, frames.scores)
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
@@ -239,9 +249,11 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> Non
     if study is not None:
         report_command(run_dir, study, console)
         return
-    results = write_results(run_dir)
+    frames = _read_frames(run_dir)
+    results = write_results(run_dir, frames)
     _print_results(results)
-    console.print(f"Wrote {run_dir / 'results.json'} and {write_report(run_dir, results)}")
+    report_file = write_report(run_dir, results, frames.scores)
+    console.print(f"Wrote {run_dir / 'results.json'} and {report_file}")
 
 
 @app.command(epilog="Columns: " + ", ".join(c.name for c in EXPORT_COLUMNS) + " (docs/export.md).")

@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from fairpanel.analysis import ReportInputs, render_report
 from fairpanel.judging._frames import load_frames
 from fairpanel.judging._store import STORE_FILE, Store
@@ -47,11 +49,15 @@ def _failure_examples(store: Store) -> list[dict[str, Any]]:
     return examples
 
 
-def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
-    """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html."""
+def write_report(
+    run_dir: Path, results: dict[str, Any], scores: pd.DataFrame | None = None
+) -> Path:
+    """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html;
+    ``scores`` is the store's scores frame when the caller already holds it."""
     store = Store(run_dir / STORE_FILE)
     try:
-        scores = load_frames(store).scores
+        if scores is None:
+            scores = load_frames(store).scores
         examples = _failure_examples(store)
     finally:
         store.close()
