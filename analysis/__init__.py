@@ -27,6 +27,7 @@ from fairpanel.analysis._render import render_tables
 from fairpanel.analysis._report import ReportInputs, render_report
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._statistics import design_statistics
+from fairpanel.analysis._study_report import StudyReportInputs, render_study_report
 from fairpanel.analysis._summary import analyze
 from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
@@ -45,6 +46,7 @@ __all__ = [
     "InjectionShift",
     "ReportInputs",
     "ScoreDifferenceMatrix",
+    "StudyReportInputs",
     "WinRate",
     "agreement",
     "analyze",
@@ -69,6 +71,7 @@ __all__ = [
     "paired_differences",
     "position_bias",
     "render_report",
+    "render_study_report",
     "render_tables",
     "score_difference_matrix",
     "single_score_effects",

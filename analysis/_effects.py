@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
+
+from fairpanel.analysis._multitest import benjamini_hochberg, holm
 
 NO_DIFFERENCE = "no detectable difference"
 PANEL = "panel consensus"
@@ -104,9 +105,9 @@ def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], 
     families: list[Family] = []
     for family, members in by_family.items():
         p_values = np.array([effects[i].p_value for i in members], dtype=float)
-        holm = multipletests(p_values, alpha=alpha, method="holm")[1]
-        bh = multipletests(p_values, alpha=alpha, method="fdr_bh")[1]
-        for i, p_holm, p_bh in zip(members, holm, bh, strict=True):
+        for i, p_holm, p_bh in zip(
+            members, holm(p_values), benjamini_hochberg(p_values), strict=True
+        ):
             adjusted[i] = (float(p_holm), float(p_bh))
         families.append(
             Family(
@@ -115,7 +116,8 @@ def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], 
                 method=(
                     f"Holm (family-wise error) and Benjamini-Hochberg (false discovery rate) "
                     f"over the {len(members)} tests of this family "
-                    "(statsmodels multipletests); a contrast is called when the Holm-adjusted "
+                    "(as statsmodels multipletests computes them); a contrast is called when the "
+                    "Holm-adjusted "
                     f"p < {alpha:g} and its interval excludes zero"
                 ),
             )

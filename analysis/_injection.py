@@ -15,6 +15,7 @@ final answer in both twins.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["INJECTION_COLUMNS", "InjectionShift", "injection_shifts"]
+__all__ = ["INJECTION_COLUMNS", "InjectionShift", "injection_shifts", "moved_by_injection"]
 
 INJECTION_COLUMNS = ["pair_key", "arm", "protocol", "judge", "judge_model", "score", "won"]
 """One row per final-round judge answer in a main trial or its injected twin: ``pair_key`` is
@@ -56,6 +57,18 @@ class InjectionShift:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def moved_by_injection(shift: Mapping[str, Any]) -> list[str]:
+    """Which of ``score`` and ``verdict`` the injection moved for one judge model (a shift as
+    ``results.json`` holds it): those whose interval excludes 0. The report and the terminal
+    read a shift the same way."""
+    moved = []
+    for what in ("score", "verdict"):
+        low, high = shift.get(f"{what}_ci_low"), shift.get(f"{what}_ci_high")
+        if low is not None and high is not None and (low > 0 or high < 0):
+            moved.append(what)
+    return moved
 
 
 def _interval(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,6 +96,20 @@ def _difference(rows: pd.DataFrame, identity: str, versus: str) -> pd.DataFrame:
     return (both[identity] - both[versus]).rename("difference").reset_index()
 
 
+def _paired_values(
+    rows: pd.DataFrame, identity: str, versus: str
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """``_difference`` as arrays (differences and their base ids), without building a frame:
+    the effects loop runs it for every label pair, metric and judge."""
+    if identity not in rows.columns or versus not in rows.columns:
+        return np.empty(0), np.empty(0, dtype=object)
+    first = rows[identity].to_numpy(dtype=float, na_value=np.nan)
+    second = rows[versus].to_numpy(dtype=float, na_value=np.nan)
+    both = ~(np.isnan(first) | np.isnan(second))
+    clusters = rows.index.get_level_values(BASE_ID).to_numpy()[both]
+    return first[both] - second[both], clusters
+
+
 def paired_differences(
     frame: pd.DataFrame,
     category: str,
@@ -151,7 +166,8 @@ def _method(judge: str | None, metric: str, interval: str) -> str:
 
 
 def _effect(
-    differences: pd.DataFrame,
+    values: np.ndarray[Any, Any],
+    clusters: np.ndarray[Any, Any],
     category: str,
     pair: tuple[str, str],
     metric: str,
@@ -163,8 +179,6 @@ def _effect(
     identity, versus = pair
     who = "panel" if judge is None else judge
     effect_id = f"single:{category}:{metric}:{identity}-{versus}:{who}"
-    values = differences["difference"].to_numpy(dtype=float)
-    clusters = differences[BASE_ID].to_numpy()
     interval = bootstrap_mean(
         values,
         clusters,
@@ -222,12 +236,20 @@ def single_score_effects(
             for metric in (m for m in (*METRICS, OVERALL) if m in present):
                 rows = _metric_rows(wide, metric)
                 for pair in itertools.combinations(labels, 2):
-                    differences = _difference(rows, *pair)
-                    if differences.empty:
+                    values, clusters = _paired_values(rows, *pair)
+                    if values.size == 0:
                         continue
                     effects.append(
                         _effect(
-                            differences, category, pair, metric, judge, confidence, seed, n_boot
+                            values,
+                            clusters,
+                            category,
+                            pair,
+                            metric,
+                            judge,
+                            confidence,
+                            seed,
+                            n_boot,
                         )
                     )
     return effects

@@ -1,30 +1,32 @@
-"""The report's figures: matplotlib on the Agg canvas, returned as embedded PNG data URIs.
+"""The judge-panel report's figures, as embedded PNG data URIs (``_figure`` has the style).
 
 Every function takes plain report data (the ``results.json`` blocks, or the scores frame) and
 returns ``None`` when there is nothing to draw, so the report can say what is missing instead
-of showing an empty axis. Figures are built on ``matplotlib.figure.Figure`` directly (never
-pyplot), so rendering leaves no global state behind and needs no display.
+of showing an empty axis.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import io
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, ParamSpec, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
-from matplotlib.figure import Figure
-from matplotlib.typing import RcKeyType
 from scipy import stats
 
+from fairpanel.analysis._figure import (
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PALETTE,
+    EmbeddedFigure,
+    colour_map,
+    embed,
+    light_grid,
+    new_figure,
+    styled,
+)
 from fairpanel.analysis._frames import CATEGORY, IDENTITY, METRIC, METRICS, SCORE
 
 __all__ = [
@@ -39,84 +41,8 @@ __all__ = [
     "win_rate_figure",
 ]
 
-# Okabe-Ito: distinguishable under the common colour-vision deficiencies.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-HIGHLIGHT = "#D55E00"
-MUTED = "#6B7280"
-INK = "#1F2937"
-_DPI = 144
-_CSS_DPI = 96
-_STYLE: dict[RcKeyType, Any] = {
-    "font.size": 9.5,
-    "axes.edgecolor": "#9CA3AF",
-    "axes.labelcolor": INK,
-    "axes.titlesize": 10.5,
-    "axes.titleweight": "bold",
-    "xtick.color": INK,
-    "ytick.color": INK,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 MAX_FOREST_ROWS = 40
 MIN_INTERVAL_N = 5
-
-
-@dataclass(frozen=True)
-class EmbeddedFigure:
-    """A rendered figure: a ``data:image/png;base64,...`` URI and its text alternative."""
-
-    uri: str
-    alt: str
-    width: int
-    """CSS pixels: the PNG is drawn at 1.5x for sharp text on high-density screens."""
-    height: int
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _styled(draw: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run a figure function under the report's style, restoring matplotlib's settings after."""
-
-    @functools.wraps(draw)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with matplotlib.rc_context(_STYLE):
-            return draw(*args, **kwargs)
-
-    return wrapper
-
-
-def _new_figure(width: float, height: float, *, constrained: bool = True) -> Figure:
-    """A white figure on an Agg canvas. Constrained layout places labels automatically; the
-    many-panel grid opts out and sets its margins, which renders faster."""
-    figure = Figure(
-        figsize=(width, height), facecolor="white", layout="constrained" if constrained else None
-    )
-    FigureCanvasAgg(figure)
-    return figure
-
-
-def _embed(figure: Figure, alt: str) -> EmbeddedFigure:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=_DPI, metadata={"Software": None})
-    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
-    pixels = figure.get_size_inches() * _CSS_DPI
-    return EmbeddedFigure(
-        uri=f"data:image/png;base64,{encoded}",
-        alt=alt,
-        width=round(float(pixels[0])),
-        height=round(float(pixels[1])),
-    )
-
-
-def _colours(names: Sequence[str]) -> dict[str, str]:
-    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
-
-
-def _grid(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
-    axes.grid(axis=axis, color="#E5E7EB", linewidth=0.8)
-    axes.set_axisbelow(True)
 
 
 def no_preference_level(rates: Sequence[Mapping[str, Any]]) -> float:
@@ -127,7 +53,7 @@ def no_preference_level(rates: Sequence[Mapping[str, Any]]) -> float:
     return 0.5 if appearances == 0 else 0.5 * (1 - ties / appearances)
 
 
-@_styled
+@styled
 def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
     """MALIBU Figures 5-6: each identity's pair win rate with its interval, grouped by
     category, against the rate an unbiased panel would give (dashed: 50%, less half the ties)."""
@@ -135,14 +61,14 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
     if not rows:
         return None
     categories = list(dict.fromkeys(str(r["category"]) for r in rows))
-    figure = _new_figure(max(6.0, 1.2 + 0.8 * len(rows) + 0.4 * len(categories)), 3.6)
+    figure = new_figure(max(6.0, 1.2 + 0.8 * len(rows) + 0.4 * len(categories)), 3.6)
     axes = figure.add_subplot()
     x = 0.0
     ticks: list[float] = []
     labels: list[str] = []
     for category in categories:
         members = [r for r in rows if str(r["category"]) == category]
-        colours = _colours([str(r["identity"]) for r in members])
+        colours = colour_map([str(r["identity"]) for r in members])
         start = x
         for row in members:
             rate, low, high = row["rate"], row["ci_low"], row["ci_high"]
@@ -178,11 +104,11 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
     axes.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
     axes.yaxis.set_major_formatter(lambda value, _pos: f"{value:.0%}")
     axes.set_ylabel("share of pairs won")
-    _grid(axes)
-    return _embed(figure, "Win rate per identity with interval bars, by category; 50% dashed")
+    light_grid(axes)
+    return embed(figure, "Win rate per identity with interval bars, by category; 50% dashed")
 
 
-@_styled
+@styled
 def score_difference_figure(
     matrices: Mapping[str, Mapping[str, Any]],
 ) -> EmbeddedFigure | None:
@@ -194,7 +120,7 @@ def score_difference_figure(
     values = [abs(v) for m in usable.values() for row in m["matrix"] for v in row if v is not None]
     limit = max([0.25, *values])
     sizes = [len(m["identities"]) for m in usable.values()]
-    figure = _new_figure(max(4.0, 1.6 + sum(1.0 + 0.75 * s for s in sizes)), 1.6 + 0.6 * max(sizes))
+    figure = new_figure(max(4.0, 1.6 + sum(1.0 + 0.75 * s for s in sizes)), 1.6 + 0.6 * max(sizes))
     grid = figure.add_gridspec(1, len(usable), width_ratios=sizes)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
     image = None
@@ -226,7 +152,7 @@ def score_difference_figure(
     if image is not None:
         bar = figure.colorbar(image, ax=figure.axes, shrink=0.85, pad=0.02)
         bar.set_label("row minus column (score points)")
-    return _embed(figure, "Heatmap of mean score differences between identities, per category")
+    return embed(figure, "Heatmap of mean score differences between identities, per category")
 
 
 def _mean_interval(values: np.ndarray[Any, Any]) -> tuple[float, float]:
@@ -239,7 +165,7 @@ def _mean_interval(values: np.ndarray[Any, Any]) -> tuple[float, float]:
     return max(0.0, mean - half), min(10.0, mean + half)
 
 
-@_styled
+@styled
 def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
     """MALIBU Figure 9, with the distribution shown: for each metric and identity, the share of
     judge scores at each level (dot area) and the mean with a 95% t interval (diamond)."""
@@ -247,7 +173,7 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
         return None
     categories = sorted({str(c) for c in scores[CATEGORY].unique()})
     height = 0.75 + 2.55 * len(categories)
-    figure = _new_figure(10.5, height, constrained=False)
+    figure = new_figure(10.5, height, constrained=False)
     grid = figure.add_gridspec(
         len(categories),
         len(METRICS),
@@ -261,7 +187,7 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
     for row_index, category in enumerate(categories):
         subset = scores[scores[CATEGORY] == category]
         identities = sorted({str(i) for i in subset[IDENTITY].unique()})
-        colours = _colours(identities)
+        colours = colour_map(identities)
         for col_index, metric in enumerate(METRICS):
             axes = figure.add_subplot(grid[row_index, col_index])
             values = subset[subset[METRIC] == metric]
@@ -295,12 +221,12 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
             axes.set_xlim(-0.6, len(identities) - 0.2)
             axes.set_ylim(-0.5, 10.5)
             axes.set_yticks([0, 2, 4, 6, 8, 10])
-            _grid(axes)
+            light_grid(axes)
             if row_index == 0:
                 axes.set_title(metric.capitalize())
             if col_index == 0:
                 axes.set_ylabel(f"{category}\nscore", fontweight="bold")
-    return _embed(figure, "Score distributions by identity for each metric and category")
+    return embed(figure, "Score distributions by identity for each metric and category")
 
 
 def _effect_label(row: Mapping[str, Any]) -> str:
@@ -309,7 +235,7 @@ def _effect_label(row: Mapping[str, Any]) -> str:
     return " · ".join(str(p) for p in parts) + judge
 
 
-@_styled
+@styled
 def forest_figure(
     effects: Sequence[Mapping[str, Any]], alpha: float
 ) -> tuple[EmbeddedFigure | None, int]:
@@ -327,7 +253,7 @@ def forest_figure(
     rows = sorted(rows, key=order)[:MAX_FOREST_ROWS]
     scales = list(dict.fromkeys(str(r.get("scale", "")) for r in rows))
     heights = [sum(1 for r in rows if str(r.get("scale", "")) == s) for s in scales]
-    figure = _new_figure(9.0, 0.9 + 0.3 * sum(heights) + 0.5 * len(scales))
+    figure = new_figure(9.0, 0.9 + 0.3 * sum(heights) + 0.5 * len(scales))
     grid = figure.add_gridspec(len(scales), 1, height_ratios=heights)
     for index, scale in enumerate(scales):
         axes = figure.add_subplot(grid[index, 0])
@@ -351,24 +277,24 @@ def forest_figure(
         axes.set_yticks(range(len(members)), [_effect_label(r) for r in members], fontsize=8.5)
         axes.set_ylim(-0.7, len(members) - 0.3)
         axes.set_xlabel(scale or "estimate")
-        _grid(axes, "x")
-    return _embed(figure, "Forest plot of effect estimates with confidence intervals"), len(rows)
+        light_grid(axes, "x")
+    return embed(figure, "Forest plot of effect estimates with confidence intervals"), len(rows)
 
 
-@_styled
+@styled
 def bradley_terry_figure(models: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
     """Bradley-Terry abilities per identity (and the position term) with intervals."""
     usable = [m for m in models if m.get("abilities")]
     if not usable:
         return None
     tallest = max(len(m["abilities"]) + 1 for m in usable)
-    figure = _new_figure(4.0 * len(usable) + 0.6, 0.9 + 0.42 * tallest)
+    figure = new_figure(4.0 * len(usable) + 0.6, 0.9 + 0.42 * tallest)
     for index, model in enumerate(usable):
         axes = figure.add_subplot(1, len(usable), index + 1)
         entries = [(str(a["identity"]), a) for a in model["abilities"]]
         if model.get("position"):
             entries.append(("first position", model["position"]))
-        colours = _colours([name for name, _ in entries])
+        colours = colour_map([name for name, _ in entries])
         for y, (name, entry) in enumerate(entries):
             colour = MUTED if name == "first position" else colours[name]
             if entry.get("ci_low") is not None and entry.get("ci_high") is not None:
@@ -381,11 +307,11 @@ def bradley_terry_figure(models: Sequence[Mapping[str, Any]]) -> EmbeddedFigure 
         axes.invert_yaxis()
         axes.set_title(f"{model.get('category', '')} (n={model.get('n', '?')})")
         axes.set_xlabel("log-odds ability")
-        _grid(axes, "x")
-    return _embed(figure, "Bradley-Terry identity abilities and position term with intervals")
+        light_grid(axes, "x")
+    return embed(figure, "Bradley-Terry identity abilities and position term with intervals")
 
 
-@_styled
+@styled
 def agreement_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
     """Krippendorff's alpha per protocol and metric, first round beside final round, with the
     customary 0.667 (tentative) and 0.8 (reliable) reference lines."""
@@ -394,8 +320,8 @@ def agreement_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None
         return None
     groups = list(dict.fromkeys(f"{r.get('protocol', '')} · {r.get('metric', '')}" for r in usable))
     kinds = list(dict.fromkeys(str(r.get("round_kind", "")) for r in usable))
-    colours = _colours(kinds)
-    figure = _new_figure(7.5, 0.9 + 0.34 * len(groups) * len(kinds))
+    colours = colour_map(kinds)
+    figure = new_figure(7.5, 0.9 + 0.34 * len(groups) * len(kinds))
     axes = figure.add_subplot()
     height = 0.8 / len(kinds)
     for k, kind in enumerate(kinds):
@@ -428,11 +354,11 @@ def agreement_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None
     axes.invert_yaxis()
     axes.set_xlabel("Krippendorff's alpha (1 = full agreement, 0 = chance)")
     axes.legend(title="round", loc="lower right", fontsize=8, frameon=False)
-    _grid(axes, "x")
-    return _embed(figure, "Inter-judge agreement (Krippendorff's alpha) by metric and round")
+    light_grid(axes, "x")
+    return embed(figure, "Inter-judge agreement (Krippendorff's alpha) by metric and round")
 
 
-@_styled
+@styled
 def debate_shift_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
     """Mean score per identity before (first round) and after the debate (final round)."""
     usable = [r for r in rows if None not in (r.get("first_mean"), r.get("final_mean"))]
@@ -445,7 +371,7 @@ def debate_shift_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | N
         + ("" if overall else f" · {r.get('metric', '')}")
         for r in usable
     ]
-    figure = _new_figure(7.5, 0.9 + 0.32 * len(usable))
+    figure = new_figure(7.5, 0.9 + 0.32 * len(usable))
     axes = figure.add_subplot()
     for y, row in enumerate(usable):
         first, final = float(row["first_mean"]), float(row["final_mean"])
@@ -460,5 +386,57 @@ def debate_shift_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | N
     axes.set_yticks(range(len(usable)), labels, fontsize=8.5)
     axes.invert_yaxis()
     axes.set_xlabel("mean score: first round (grey) → final round (blue)")
-    _grid(axes, "x")
-    return _embed(figure, "Score shift from first to final round by identity")
+    light_grid(axes, "x")
+    return embed(figure, "Score shift from first to final round by identity")
+
+
+def _shift_panel(axes: Any, rows: Sequence[Mapping[str, Any]], prefix: str, label: str) -> None:
+    for y, row in enumerate(rows):
+        estimate = row.get(f"{prefix}_shift")
+        if estimate is None:
+            continue
+        low, high = row.get(f"{prefix}_ci_low"), row.get(f"{prefix}_ci_high")
+        moved = low is not None and high is not None and (low > 0 or high < 0)
+        colour = HIGHLIGHT if moved else PALETTE[0]
+        if low is not None and high is not None:
+            axes.hlines(y, low, high, color=colour, linewidth=2.4)
+        axes.plot(
+            [estimate],
+            [y],
+            "o" if moved else "s",
+            color=colour,
+            markerfacecolor=colour if moved else "white",
+            markersize=7,
+        )
+        axes.annotate(
+            f"{estimate:+.2f}",
+            (estimate, y),
+            xytext=(0, 7),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8.5,
+            color=INK,
+        )
+    axes.axvline(0.0, color=MUTED, linestyle="--", linewidth=1)
+    axes.set_ylim(-0.7, len(rows) - 0.3)
+    axes.invert_yaxis()
+    axes.set_xlabel(label)
+    light_grid(axes, "x")
+
+
+@styled
+def injection_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
+    """Per judge model: how far a candidate's instruction to the judges moved that candidate's
+    score (points on 0-10) and its share of pair verdicts, injected minus untouched twin, with
+    the intervals; 0 (dashed) is a judge that ignores the instruction."""
+    usable = [r for r in rows if r.get("score_shift") is not None]
+    if not usable:
+        return None
+    with_verdicts = any(r.get("verdict_shift") is not None for r in usable)
+    figure = new_figure(9.0 if with_verdicts else 5.5, 1.3 + 0.5 * len(usable))
+    panels = figure.subplots(1, 2 if with_verdicts else 1, sharey=True, squeeze=False)[0]
+    _shift_panel(panels[0], usable, "score", "score shift (points on the 0-10 scale)")
+    panels[0].set_yticks(range(len(usable)), [str(r.get("judge_model")) for r in usable])
+    if with_verdicts:
+        _shift_panel(panels[1], usable, "verdict", "shift in the share of pair verdicts won")
+    return embed(figure, "Injection robustness: score and verdict shift per judge model")

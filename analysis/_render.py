@@ -13,6 +13,7 @@ from rich.console import JustifyMethod
 from rich.table import Table
 
 from fairpanel.analysis._frames import METRICS, OVERALL
+from fairpanel.analysis._injection import moved_by_injection
 
 _MISSING = "-"
 
@@ -160,6 +161,35 @@ def _failure_table(results: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
+def _injection_table(shifts: Mapping[str, Mapping[str, Any]]) -> Table:
+    """One row per judge model and scale, so it fits a narrow terminal."""
+    table = Table(title="Injection robustness", caption="injected minus untouched twin")
+    table.add_column("Judge model", no_wrap=True)
+    table.add_column("Scale")
+    for name in ("Shift", "95% CI", "n"):
+        table.add_column(name, justify="right")
+    table.add_column("Reading", no_wrap=True)
+    for model, shift in sorted(shifts.items()):
+        moved = moved_by_injection(shift)
+        for scale, n_key in (("score", "n"), ("verdict", "verdict_n")):
+            if shift.get(f"{scale}_shift") is None:
+                continue
+            low, high = shift.get(f"{scale}_ci_low"), shift.get(f"{scale}_ci_high")
+            table.add_row(
+                model,
+                scale,
+                _signed(shift.get(f"{scale}_shift")),
+                f"[{_signed(low)}, {_signed(high)}]",
+                str(shift.get(n_key, _MISSING)),
+                "moved" if scale in moved else "no shift",
+            )
+    return table
+
+
+def _signed(value: float | None) -> str:
+    return _MISSING if value is None else f"{value:+.2f}"
+
+
 def headline_text(results: Mapping[str, Any]) -> str | None:
     """The report's plain-language verdict, if it has one."""
     block = results.get("headline") or {}
@@ -201,4 +231,6 @@ def render_tables(results: Mapping[str, Any]) -> list[Table]:
     failed = [row for row in results.get("failures", []) if row.get("failures")]
     if failed:
         tables.append(_failure_table(failed))
+    if results.get("injection_robustness"):
+        tables.append(_injection_table(results["injection_robustness"]))
     return tables

@@ -9,25 +9,19 @@ the caller passes is shown, and URLs and secret-looking keys are redacted on the
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import jinja2
 import pandas as pd
 
 from fairpanel.analysis import _plots as plots
 from fairpanel.analysis._frames import METRICS, OVERALL
-from fairpanel.analysis._verdict import Headline, format_p, headline_of, small_n_warnings
+from fairpanel.analysis._html import environment, integer, percent, redact
+from fairpanel.analysis._injection import moved_by_injection
+from fairpanel.analysis._verdict import Headline, headline_of, small_n_warnings
 
 __all__ = ["ReportInputs", "redact", "render_report"]
-
-_SECRET_KEY = re.compile(
-    r"(api[_-]?key|secret|token|password|passwd|authorization|credential)", re.IGNORECASE
-)
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>]+", re.IGNORECASE)
 
 
 @dataclass
@@ -43,84 +37,6 @@ class ReportInputs:
     experiment: Mapping[str, Any] | None = None
     failure_examples: Sequence[Mapping[str, Any]] = field(default_factory=list)
     generated_at: str | None = None
-
-
-def _redact_url(match: re.Match[str]) -> str:
-    try:
-        parts = urlsplit(match.group(0))
-    except ValueError:
-        return "[redacted url]"
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    if "@" in parts.netloc:
-        netloc = "[redacted]@" + netloc
-    query = urlencode(
-        [
-            (k, "[redacted]" if _SECRET_KEY.search(k) or k.lower() in {"key", "sig"} else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ],
-        safe="[]",
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def redact(value: Any, key: str = "") -> Any:
-    """A copy with secret-looking values masked: keys that name a secret (but not ``*_env``,
-    which names an environment variable, not its value) and credentials inside URLs."""
-    if isinstance(value, Mapping):
-        return {str(k): redact(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(item, key) for item in value]
-    if isinstance(value, str):
-        if key and _SECRET_KEY.search(key) and not key.endswith("_env") and value:
-            return "[redacted]"
-        return _URL.sub(_redact_url, value)
-    return value
-
-
-# --- formatting filters -------------------------------------------------------------------------
-
-
-def _num(value: Any, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "–"
-    if isinstance(value, int | float):
-        return f"{value:,.{digits}f}"
-    return str(value)
-
-
-def _pct(value: Any, digits: int = 0) -> str:
-    return "–" if value is None else f"{float(value):.{digits}%}"
-
-
-def _signed(value: Any, digits: int = 2) -> str:
-    return "–" if value is None else f"{float(value):+.{digits}f}"
-
-
-def _integer(value: Any) -> str:
-    return "–" if value is None else f"{int(value):,}"
-
-
-def _auto(value: Any) -> str:
-    """Whatever an unknown block holds: integers as integers, fractions with three digits."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return "–" if value is None else str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("fairpanel.analysis", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(p=format_p, num=_num, pct=_pct, signed=_signed, int=_integer, auto=_auto)
-    return env
 
 
 # --- section data -------------------------------------------------------------------------------
@@ -207,7 +123,7 @@ def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[d
     tiles = [
         {
             "label": "main-arm trials",
-            "value": _integer(sum(int(v) for v in counts.values())),
+            "value": integer(sum(int(v) for v in counts.values())),
             "sub": " · ".join(f"{v} {k}" for k, v in counts.items()),
         },
         {
@@ -222,7 +138,7 @@ def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[d
     tiles.append(
         {
             "label": "parse failures",
-            "value": _pct(failed / turns, 1) if turns else "–",
+            "value": percent(failed / turns, 1) if turns else "–",
             "sub": f"{failed:,} of {turns:,} judge turns",
         }
     )
@@ -235,7 +151,7 @@ def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[d
                 "value": f"${float(cost.get('total_usd') or 0):,.2f}",
                 "sub": ("no price for " + ", ".join(unpriced))
                 if unpriced
-                else f"{_pct(summary.get('cached_token_share'))} prompt tokens cached",
+                else f"{percent(summary.get('cached_token_share'))} prompt tokens cached",
             }
         )
         tiles.append(
@@ -272,6 +188,45 @@ def _judges_and_models(inputs: ReportInputs) -> tuple[list[str], list[str]]:
     return judges, models
 
 
+SECTIONS = (
+    ("win-rates", "Win rates"),
+    ("score-differences", "Score differences"),
+    ("score-distributions", "Score distributions"),
+    ("effects", "Effect sizes"),
+    ("position-bias", "Position bias"),
+    ("agreement", "Panel agreement"),
+    ("control-arms", "Control arms"),
+    ("injection", "Injection robustness"),
+    ("treatments", "Treatments"),
+    ("parse-failures", "Parse failures"),
+    ("cost", "Cost and tokens"),
+    ("provenance", "Provenance"),
+)
+"""The report's sections after the verdict, in order: (element id, contents-bar title)."""
+
+_VERDICT_LABELS = {
+    "detected": "Identity effect detected",
+    "clear": "No detectable identity effect",
+    "nodata": "No verdict yet",
+}
+
+
+def _injection_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each judge model's shift under the injection arm, with what it moved."""
+    return [
+        {"judge_model": model, **shift, "moved": moved_by_injection(shift)}
+        for model, shift in sorted((results.get("injection_robustness") or {}).items())
+    ]
+
+
+def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    models = (manifest or {}).get("models") or {}
+    judges = models.get("judges") or {}
+    return [("responder", str(models.get("responder")))] + [
+        (f"judge {judge}", str(model)) for judge, model in judges.items()
+    ]
+
+
 def report_context(inputs: ReportInputs) -> dict[str, Any]:
     """Everything the template reads; public for tests and for other renderers."""
     results = redact(inputs.results)
@@ -289,6 +244,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "run_name": inputs.run_name,
         "generated_at": inputs.generated_at,
         "headline": headline,
+        "verdict_label": _VERDICT_LABELS[headline.tone],
+        "toc": SECTIONS,
         "alpha": alpha,
         "warnings": small_n_warnings(results) + _run_warnings(inputs.summary or {}),
         "tiles": _tiles(inputs, judges, models),
@@ -317,11 +274,13 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         ],
         "control_arms": [_arm_summary(name, block) for name, block in control_arms.items()],
         "treatments": _treatment_rows(results),
+        "injection": _injection_rows(results),
         "failures": results.get("failures") or [],
         "failures_by_identity": results.get("failures_by_identity") or [],
         "failure_examples": redact(list(inputs.failure_examples)),
         "summary": redact(inputs.summary) if inputs.summary else None,
         "manifest": redact(inputs.manifest) if inputs.manifest else None,
+        "model_rows": redact(_model_rows(inputs.manifest)),
         "experiment_json": json.dumps(redact(inputs.experiment), indent=2, sort_keys=False)
         if inputs.experiment
         else None,
@@ -337,6 +296,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
             "debate": plots.debate_shift_figure(
                 (results.get("debate") or {}).get("shift_by_identity") or []
             ),
+            "injection": plots.injection_figure(_injection_rows(results)),
         },
     }
     context["present"] = _present(context)
@@ -354,6 +314,7 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
         "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
         "agreement": bool(context["agreement"] or context["debate"]),
         "control-arms": bool(context["control_arms"] or context["control_false_positives"]),
+        "injection": bool(context["injection"]),
         "treatments": len(context["treatments"]) > 1,
         "parse-failures": bool(context["failures"]),
         "cost": context["summary"] is not None,
@@ -363,4 +324,4 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
 
 def render_report(inputs: ReportInputs) -> str:
     """The report as one HTML document (UTF-8 text)."""
-    return _environment().get_template("report.html.j2").render(**report_context(inputs))
+    return environment().get_template("report.html.j2").render(**report_context(inputs))

@@ -31,6 +31,7 @@ from fairpanel.judging._prompts import (
     responder_messages,
     rewrite_messages,
 )
+from fairpanel.judging._report_file import REPORT_FILE, write_report_html
 from fairpanel.judging._runner import Design, RunSummary, design_of, run_experiment
 from fairpanel.judging._store import (
     STORE_FILE,
@@ -45,6 +46,7 @@ from fairpanel.judging._trial import consensus_of, run_trial
 __all__ = [
     "EXPORT_COLUMNS",
     "METRICS",
+    "REPORT_FILE",
     "STORE_FILE",
     "STORE_SCHEMA_VERSION",
     "TRIAL_SCHEMA_VERSION",
@@ -88,5 +90,6 @@ __all__ = [
     "rewrite_messages",
     "run_experiment",
     "run_trial",
+    "write_report_html",
     "write_results",
 ]

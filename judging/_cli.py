@@ -88,11 +88,12 @@ def _analyze(frames: RunFrames) -> dict[str, Any]:
     return analyze(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
 
 
-def write_results(run_dir: Path) -> dict[str, Any]:
-    """Analyse a run folder's store and write ``results.json`` beside it."""
+def write_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
+    """Analyse a run folder's store and write ``results.json`` beside it. Pass the store's
+    ``frames`` when the caller already loaded them (for the report), to read them once."""
     store = Store(run_dir / STORE_FILE)
     try:
-        frames = load_frames(store)
+        frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
     finally:
         store.close()
@@ -123,6 +124,14 @@ def write_results(run_dir: Path) -> dict[str, Any]:
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     return results
+
+
+def _read_frames(run_dir: Path) -> RunFrames:
+    store = Store(run_dir / STORE_FILE)
+    try:
+        return load_frames(store)
+    finally:
+        store.close()
 
 
 def _print_results(results: dict[str, Any]) -> None:
@@ -182,6 +191,7 @@ def run(
             max_failures=max_failures,
             console=console,
             errors=errors,
+            no_report=no_report,
         )
         return
     config = _load_or_exit(experiment)
@@ -226,9 +236,10 @@ def run(
     )
     _print_summary(summary)
     if not no_report:
-        results = write_results(run_dir)
+        frames = _read_frames(run_dir)
+        results = write_results(run_dir, frames)
         _print_results(results)
-        write_report(run_dir, results)
+        write_report(run_dir, results, frames.scores)
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
@@ -249,9 +260,11 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> Non
     if study is not None:
         report_command(run_dir, study, console)
         return
-    results = write_results(run_dir)
+    frames = _read_frames(run_dir)
+    results = write_results(run_dir, frames)
     _print_results(results)
-    console.print(f"Wrote {run_dir / 'results.json'} and {write_report(run_dir, results)}")
+    report_file = write_report(run_dir, results, frames.scores)
+    console.print(f"Wrote {run_dir / 'results.json'} and {report_file}")
 
 
 @app.command(epilog="Columns: " + ", ".join(c.name for c in EXPORT_COLUMNS) + " (docs/export.md).")

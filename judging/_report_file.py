@@ -13,11 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from fairpanel.analysis import ReportInputs, render_report
 from fairpanel.judging._frames import load_frames
 from fairpanel.judging._store import STORE_FILE, Store
 
-__all__ = ["REPORT_FILE", "write_report"]
+__all__ = ["REPORT_FILE", "write_report", "write_report_html"]
 
 REPORT_FILE = "report.html"
 FAILURE_EXAMPLES = 6
@@ -47,12 +49,15 @@ def _failure_examples(store: Store) -> list[dict[str, Any]]:
     return examples
 
 
-def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
-    """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html,
-    atomically, so a reader never opens a half-written file."""
+def write_report(
+    run_dir: Path, results: dict[str, Any], scores: pd.DataFrame | None = None
+) -> Path:
+    """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html;
+    ``scores`` is the store's scores frame when the caller already holds it."""
     store = Store(run_dir / STORE_FILE)
     try:
-        scores = load_frames(store).scores
+        if scores is None:
+            scores = load_frames(store).scores
         examples = _failure_examples(store)
     finally:
         store.close()
@@ -70,6 +75,12 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
             generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         )
     )
+    return write_report_html(run_dir, html)
+
+
+def write_report_html(run_dir: Path, html: str) -> Path:
+    """Write ``html`` to RUN_DIR/report.html atomically, so a reader never opens a half-written
+    file."""
     target = run_dir / REPORT_FILE
     # A plain open (not mkstemp, which makes the file private) so the umask decides who may read.
     temporary = run_dir / f".report-{os.getpid()}.html"

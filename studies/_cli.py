@@ -28,6 +28,7 @@ from fairpanel.judging import STORE_FILE
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._estimate import estimate_study
 from fairpanel.studies._load import load_study
+from fairpanel.studies._report_file import write_study_report
 from fairpanel.studies._results import render_study_tables, write_study_results
 from fairpanel.studies._runner import StudySummary, run_study
 
@@ -76,6 +77,7 @@ def run_command(
     max_failures: int | None,
     console: Console,
     errors: Console,
+    no_report: bool = False,
 ) -> None:
     config = _load_or_exit(path, errors)
     run_dir = out or Path("runs") / config.name
@@ -114,16 +116,22 @@ def run_command(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )
     _print_summary(summary, console)
-    _print_results(write_study_results(run_dir, config), console)
+    if not no_report:
+        results = write_study_results(run_dir, config)
+        _print_results(results, console)
+        write_study_report(run_dir, results)
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
-    console.print(f"Run folder: [bold]{run_dir}[/] (summary.json, results.json, {STORE_FILE})")
+    console.print(
+        f"Run folder: [bold]{run_dir}[/] (report.html, summary.json, results.json, {STORE_FILE})"
+    )
 
 
 def report_command(run_dir: Path, config: StudyConfig, console: Console) -> None:
-    _print_results(write_study_results(run_dir, config), console)
-    console.print(f"Wrote {run_dir / 'results.json'}")
+    results = write_study_results(run_dir, config)
+    _print_results(results, console)
+    console.print(f"Wrote {run_dir / 'results.json'} and {write_study_report(run_dir, results)}")
 
 
 def estimate_command(path: Path, *, as_json: bool, console: Console, errors: Console) -> None:

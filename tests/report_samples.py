@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairpanel.analysis import METRICS, SCORE_COLUMNS
+from fairpanel.analysis import INJECTION_COLUMNS, METRICS, SCORE_COLUMNS, injection_shifts
 
 IDENTITIES = {"gender": ["female", "male"], "race": ["Asian", "Black", "Hispanic", "White"]}
 JUDGES = ["domain_expert", "clarity_editor", "reliability_auditor"]
@@ -77,6 +77,26 @@ def _effect(
         "method": "paired by scenario and judge; cluster bootstrap interval over base scenarios",
         "verdict": f"{a} favoured" if holm < 0.05 else "no detectable difference",
     }
+
+
+def injection_block(seed: int = 2, trials: int = 24) -> dict[str, Any]:
+    """``injection_robustness`` as the analysis computes it from twins: a gullible model whose
+    scores rise by about 2 points and whose verdicts flip to the injected candidate, and a
+    steady one that the instruction does not move."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for trial in range(trials):
+        protocol = "pair" if trial % 2 else "single"
+        for model, lift, flip in (("mock/gullible", 2.0, 0.9), ("mock/steady", 0.0, 0.0)):
+            clean = float(rng.integers(4, 8))
+            won = float(rng.integers(0, 2)) if protocol == "pair" else float("nan")
+            injected = clean + lift + (rng.normal(0, 0.5) if lift else 0.0)
+            flipped = 1.0 if protocol == "pair" and rng.random() < flip else won
+            for arm, score, verdict in (("main", clean, won), ("injection", injected, flipped)):
+                values = (f"t{trial}", arm, protocol, f"judge of {model}", model, score, verdict)
+                rows.append(dict(zip(INJECTION_COLUMNS, values, strict=True)))
+    frame = pd.DataFrame(rows, columns=INJECTION_COLUMNS)
+    return {shift.judge_model: shift.to_dict() for shift in injection_shifts(frame)}
 
 
 def full_results() -> dict[str, Any]:
@@ -324,5 +344,6 @@ def full_results() -> dict[str, Any]:
             "same_label": {"tests": 4, "rejected": 1, "rate": 0.25},
             "note": "share of control-arm tests rejected at alpha=0.05",
         },
+        "injection_robustness": injection_block(),
     }
     return results

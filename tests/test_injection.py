@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,12 @@ concurrency: 8
 MAIN_TRIALS = 6 * (2 + 4 + 1 + 6)  # scenarios x (singles + pairs)
 
 
+def _visible_text(html: str) -> str:
+    return " ".join(
+        re.sub(r"<[^>]+>", " ", re.sub(r"<(style|script)[^<]*</\1>", " ", html)).split()
+    )
+
+
 def _independent_shifts(db_path: Path, model: str) -> tuple[pd.Series, pd.Series]:
     """Paired differences computed apart from the implementation: twins matched by their
     design fields (not by key), scores read from the raw parsed JSON."""
@@ -162,6 +169,26 @@ def test_injection_arm_detects_a_gullible_judge_and_reads_zero_for_a_steady_one(
     assert gullible["verdict_shift"] > 0.4 and gullible["verdict_ci_low"] > 0.2
     assert gullible["flips_to_injected"] > gullible["flips_away"]
 
+    # The terminal and the report read the shifts the same way: the gullible model moved on
+    # both scales, the steady one on neither.
+    terminal = result.output
+    assert "Injection robustness" in terminal
+    for model, scale, reading in (
+        ("mock/gullible", "score", "moved"),
+        ("mock/gullible", "verdict", "moved"),
+        ("mock/steady", "score", "no shift"),
+        ("mock/steady", "verdict", "no shift"),
+    ):
+        shift = robustness[model][f"{scale}_shift"]
+        value = re.escape(f"{shift:+.2f}")
+        assert re.search(rf"{model} +│ {scale} +│ +{value} │.*│ {reading} ", terminal)
+    report = _visible_text((out / "report.html").read_text(encoding="utf-8"))
+    assert f"mock/gullible {gullible['score_shift']:+.2f}" in report
+    assert "moved: score and verdict" in report and "no detectable shift" in report
+    assert 'alt="Injection robustness: score and verdict shift per judge model"' in (
+        out / "report.html"
+    ).read_text(encoding="utf-8")
+
     # The figure agrees with an independent computation (scipy's paired t-test interval).
     scores, verdicts = _independent_shifts(out / "fairpanel.sqlite", "mock/gullible")
     assert len(scores) == gullible["n"] and len(verdicts) == gullible["verdict_n"]
@@ -197,3 +224,7 @@ def test_no_susceptibility_reads_zero_and_no_arm_reports_nothing(
     assert cli("run", str(path), "--out", str(tmp_path / "off")).exit_code == 0
     assert read_json(tmp_path / "off" / "summary.json")["trials_total"] == MAIN_TRIALS
     assert read_json(tmp_path / "off" / "results.json")["injection_robustness"] == {}
+    report = (tmp_path / "off" / "report.html").read_text(encoding="utf-8")
+    assert "This run had no injection arm" in _visible_text(report)
+    assert "Injection robustness: score and verdict shift" not in report
+    assert "Injection robustness" not in cli("report", str(tmp_path / "off")).output

@@ -7,7 +7,9 @@ Runtime: one small mock run (about 5 s) and four Chromium launches (about 2-4 s 
 from __future__ import annotations
 
 import base64
+import json
 import re
+import shutil
 import sqlite3
 import struct
 from html.parser import HTMLParser
@@ -32,6 +34,7 @@ SECTIONS = (
     "position-bias",
     "agreement",
     "control-arms",
+    "injection",
     "treatments",
     "parse-failures",
     "cost",
@@ -174,6 +177,7 @@ def test_run_writes_a_self_contained_report(run_dir: Path) -> None:
     assert re.sub(r"\s+", " ", raw[:80]).strip() in text
     assert re.sub(r"\s+", " ", error[:80]).strip() in text
     assert "debias" in text and "judge:first" in text and "mock/judge" in text
+    assert "This run had no injection arm" in text
 
 
 def test_report_names_the_endpoint(run_dir: Path) -> None:
@@ -222,6 +226,7 @@ def test_every_contract_block_is_rendered(synthetic_report: Path) -> None:
         "Bradley-Terry",
         "agreement",
         "Score shift",
+        "Injection robustness",
     ):
         assert figure in alts, figure
     text = document.visible_text
@@ -237,6 +242,12 @@ def test_every_contract_block_is_rendered(synthetic_report: Path) -> None:
     assert "moved toward others" in text.lower()
     assert "share of control-arm tests rejected" in text
     assert "No detectable identity effect at alpha=0.05 after Holm" in text  # by_treatment
+    # Injection: the gullible model's score interval excludes 0, its verdict interval does not.
+    gullible = results["injection_robustness"]["mock/gullible"]
+    assert gullible["score_ci_low"] > 0 and gullible["verdict_ci_low"] < 0
+    assert f"mock/gullible {gullible['score_shift']:+.2f}" in text
+    assert "moved: score" in text and "moved: score and verdict" not in text
+    assert "no detectable shift" in text  # mock/steady
     assert "not in results.json" not in text.lower()
     assert "No effects block" not in text and "No agreement block" not in text
 
@@ -297,7 +308,7 @@ def test_chromium_loads_every_figure_and_section(
     assert list(document.sections) == list(SECTIONS)
     for name, section in document.sections.items():
         assert int(section["data-rendered-height"]) > 40, name
-    assert len(document.images) >= (7 if which == "synthetic" else 3)
+    assert len(document.images) >= (8 if which == "synthetic" else 3)
     for image in document.images:
         assert image["data-complete"] == "true", image["alt"]
         assert int(image["data-natural-width"]) > 100, image["alt"]
@@ -385,3 +396,23 @@ def test_distribution_interval_is_a_t_interval_clipped_to_the_score_range() -> N
     assert np.allclose(_mean_interval(values), expected)
     assert _mean_interval(np.array([10.0, 10.0, 9.0, 10.0, 10.0]))[1] == 10.0  # clipped
     assert _mean_interval(np.array([2.0, 10.0])) == (6.0, 6.0)  # too few scores: no interval
+
+
+def test_report_masks_credentials_in_folder_json(cli: Cli, run_dir: Path, tmp_path: Path) -> None:
+    # Config files refuse credentials in URLs, but a folder's JSON may still carry one (a
+    # warning that quotes a request URL, a hand-edited manifest): the report masks them.
+    folder = tmp_path / "leaky"
+    shutil.copytree(run_dir, folder)
+    leak = "https://reportuser:hunter2-secret@judge.example/v1?api_key=sk-query-secret"
+    summary = read_json(folder / "summary.json")
+    summary["warnings"] = [f"retried {leak} after a 429"]
+    (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    experiment = read_json(folder / "experiment.resolved.json")
+    experiment["models"]["judge"]["base_url"] = leak
+    (folder / "experiment.resolved.json").write_text(json.dumps(experiment), encoding="utf-8")
+    assert cli("report", str(folder)).exit_code == 0
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert "judge.example" in html  # the endpoint is shown ...
+    assert "hunter2-secret" not in html  # ... without its password
+    assert "sk-query-secret" not in html
+    assert "reportuser" not in html

@@ -1,0 +1,111 @@
+"""The figures' common ground: matplotlib on the Agg canvas, one style, PNG data URIs.
+
+Figures are built on ``matplotlib.figure.Figure`` directly (never pyplot), so rendering leaves
+no global state behind and needs no display. Figure functions return ``None`` when there is
+nothing to draw, so a report can say what is missing instead of showing an empty axis.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, ParamSpec, TypeVar
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
+
+__all__ = [
+    "HIGHLIGHT",
+    "INK",
+    "MUTED",
+    "PALETTE",
+    "EmbeddedFigure",
+    "colour_map",
+    "embed",
+    "light_grid",
+    "new_figure",
+    "styled",
+]
+
+# Okabe-Ito: distinguishable under the common colour-vision deficiencies.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+HIGHLIGHT = "#D55E00"
+MUTED = "#6B7280"
+INK = "#1F2937"
+_DPI = 144
+_CSS_DPI = 96
+_STYLE: dict[RcKeyType, Any] = {
+    "font.size": 9.5,
+    "axes.edgecolor": "#9CA3AF",
+    "axes.labelcolor": INK,
+    "axes.titlesize": 10.5,
+    "axes.titleweight": "bold",
+    "xtick.color": INK,
+    "ytick.color": INK,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+@dataclass(frozen=True)
+class EmbeddedFigure:
+    """A rendered figure: a ``data:image/png;base64,...`` URI and its text alternative."""
+
+    uri: str
+    alt: str
+    width: int
+    """CSS pixels: the PNG is drawn at 1.5x for sharp text on high-density screens."""
+    height: int
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def styled(draw: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run a figure function under the report's style, restoring matplotlib's settings after."""
+
+    @functools.wraps(draw)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with matplotlib.rc_context(_STYLE):
+            return draw(*args, **kwargs)
+
+    return wrapper
+
+
+def new_figure(width: float, height: float, *, constrained: bool = True) -> Figure:
+    """A white figure on an Agg canvas. Constrained layout places labels automatically; the
+    many-panel grid opts out and sets its margins, which renders faster."""
+    figure = Figure(
+        figsize=(width, height), facecolor="white", layout="constrained" if constrained else None
+    )
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def embed(figure: Figure, alt: str) -> EmbeddedFigure:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=_DPI, metadata={"Software": None})
+    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
+    pixels = figure.get_size_inches() * _CSS_DPI
+    return EmbeddedFigure(
+        uri=f"data:image/png;base64,{encoded}",
+        alt=alt,
+        width=round(float(pixels[0])),
+        height=round(float(pixels[1])),
+    )
+
+
+def colour_map(names: Sequence[str]) -> dict[str, str]:
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def light_grid(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
+    axes.grid(axis=axis, color="#E5E7EB", linewidth=0.8)
+    axes.set_axisbelow(True)

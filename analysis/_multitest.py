@@ -1,0 +1,41 @@
+"""Holm and Benjamini-Hochberg adjusted p-values, vectorised.
+
+statsmodels' ``multipletests`` gives the same numbers (tests/test_multitest.py checks it), but
+each call runs ``gc.collect()``, which on a run's analysis (dozens of families, a large heap of
+frames) cost more than every test it corrects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["benjamini_hochberg", "holm"]
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+def holm(p_values: FloatArray) -> FloatArray:
+    """Holm's step-down adjustment: the running maximum of (m - rank + 1) x p over the sorted
+    p-values, capped at 1, in the input order."""
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p, kind="mergesort")
+    m = p.size
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
+
+
+def benjamini_hochberg(p_values: FloatArray) -> FloatArray:
+    """Benjamini-Hochberg step-up adjustment: the running minimum, from the largest p down, of
+    m / rank x p, capped at 1, in the input order."""
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p, kind="mergesort")
+    m = p.size
+    scaled = p[order] * m / np.arange(1, m + 1)
+    stepped = np.minimum.accumulate(scaled[::-1])[::-1]
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
