@@ -21,6 +21,7 @@ from fairpanel.agents import (
     PluginError,
 )
 from fairpanel.analysis import analyze, control_false_positives, render_tables
+from fairpanel.judging._compare_cli import compare_command
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._export import EXPORT_COLUMNS, ExportFormat, export_frame, write_export
@@ -391,3 +392,6 @@ def personas() -> None:
     for persona in load_judge_personas():
         judges.add_row(persona.name, persona.title, persona.responsibility)
     console.print(judges)
+
+
+app.command("compare")(compare_command)
