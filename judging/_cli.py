@@ -30,6 +30,7 @@ from fairpanel.judging._injection import injection_robustness
 from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
 from fairpanel.judging._report_file import write_report
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
+from fairpanel.judging._simulate_cli import simulate_command
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import load_scenarios
@@ -395,3 +396,4 @@ def personas() -> None:
 
 
 app.command("compare")(compare_command)
+app.command("simulate")(simulate_command)
