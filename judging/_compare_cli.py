@@ -121,7 +121,10 @@ def compare_command(
         runs = _unique_names([load_run(path) for path in run_dirs])
     except BadRunFolderError as exc:
         raise fail(str(exc)) from None
-    comparison = compare_runs(runs, sort=sort, alpha=alpha)
+    try:
+        comparison = compare_runs(runs, sort=sort, alpha=alpha)
+    except ValueError as exc:  # the same folder twice
+        raise fail(str(exc)) from None
     if not comparison["same_design"]:
         fields = ", ".join(d["field"] for d in comparison["design_differences"])
         errors.print(

@@ -199,6 +199,8 @@ def test_bad_folders_exit_2(runs: dict[str, Path], tmp_path: Path) -> None:
     assert not (tmp_path / "compare.json").exists()
     missing = cli("compare", str(tmp_path / "nowhere"), "--out", str(tmp_path))
     assert missing.exit_code == 2 and "is not a folder" in missing.output
+    twice = cli("compare", str(runs["fair"]), str(runs["fair"]), "--out", str(tmp_path))
+    assert twice.exit_code == 2 and "run names must differ" in twice.output
     bad_sort = cli("compare", str(runs["fair"]), "--sort", "speed", "--out", str(tmp_path))
     assert bad_sort.exit_code == 2 and "--sort must be one of" in bad_sort.output
 
