@@ -33,13 +33,16 @@ _CANDIDATE = re.compile(
     re.DOTALL,
 )
 _LABEL_LINE = re.compile(r"written by", re.IGNORECASE)
-_INJECTION = re.compile(
-    r"(?:\n\n)?^.*\b(note to the judges?|ignore (the|all|any|previous) "
-    r"|give (it|this)[^.\n]{0,20}\b10\b|full marks|(choose|pick) (it|this)[^.\n]{0,20}winner).*$",
-    re.IGNORECASE | re.MULTILINE,
+_INJECTION_PHRASE = (
+    r"\b(note to the judges?|ignore (the|all|any|previous) "
+    r"|give (it|this)[^.\n]{0,20}\b10\b|full marks|(choose|pick) (it|this)[^.\n]{0,20}winner)"
 )
+_INJECTION = re.compile(rf"(?:\n\n)?^.*{_INJECTION_PHRASE}.*$", re.IGNORECASE | re.MULTILINE)
 """A line (with the blank line before it) in which a candidate addresses the judges to ask for
 marks, as the injection arm appends one."""
+_INJECTION_ANYWHERE = re.compile(_INJECTION_PHRASE, re.IGNORECASE)
+"""The phrase alone: a quick test that spares the line pattern's backtracking on the (usual)
+texts without one."""
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
 _OR_QUESTION = re.compile(
     r"(?:^|[,:;]\s*)(?P<first>[^,:;?\n]{1,80}?)\s+or\s+(?P<second>[^,:;?\n]{1,80}?)\?", re.M
@@ -97,6 +100,9 @@ def _score(
     for label, shifts in bias.score_shift.items():
         if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE):
             shift += shifts.get(metric, 0.0)
+    if bias.dither and shift:
+        whole = math.floor(shift)
+        shift = whole + float(_unit("dither", prompt, candidate_id, metric) < shift - whole)
     score = max(0.0, min(10.0, base + noise + shift))
     if injected:
         score += bias.injection_susceptibility * (10.0 - score)
@@ -105,6 +111,8 @@ def _score(
 
 def _without_injection(text: str) -> tuple[str, bool]:
     """``text`` with any line that addresses the judges removed, and whether there was one."""
+    if not _INJECTION_ANYWHERE.search(text):
+        return text, False
     cleaned, found = _INJECTION.subn("", text)
     return cleaned.rstrip("\n") if found else text, found > 0
 
@@ -131,14 +139,17 @@ def _metrics_of(properties: dict[str, Any]) -> list[str]:
     return [name for name, prop in properties.items() if prop.get("type") in ("integer", "number")]
 
 
-def _conversation(request: ModelRequest, *, without_injection: bool = False) -> str:
-    """What the mock's draws hash: every message, and the replicate when there is one (a
-    deliberate repeat is a fresh sample, as it would be from a sampling model)."""
+def _conversation(request: ModelRequest, *, without_injection: bool = False, seed: int = 0) -> str:
+    """What the mock's draws hash: every message, the replicate when there is one (a
+    deliberate repeat is a fresh sample, as it would be from a sampling model) and the mock's
+    own seed when it has one."""
     messages = [m.model_dump() for m in request.messages]
     if without_injection:
         messages = [{**m, "content": _without_injection(m["content"])[0]} for m in messages]
     text = json.dumps(messages, sort_keys=True)
-    return f"{text}\x1freplicate={request.replicate}" if request.replicate else text
+    if request.replicate:
+        text = f"{text}\x1freplicate={request.replicate}"
+    return f"{text}\x1fseed={seed}" if seed else text
 
 
 def offered_options(text: str) -> list[str]:
@@ -237,8 +248,8 @@ def _spread(bias: MockBias, prompt: str, options: list[str], earlier: list[str])
     return pool[_pick(len(pool), "spread-pick", prompt)]
 
 
-def _unit_interval_reply(request: ModelRequest) -> str:
-    value = f"{0.5 + 0.5 * _unit('confidence', _conversation(request)):.2f}"
+def _unit_interval_reply(request: ModelRequest, bias: MockBias) -> str:
+    value = f"{0.5 + 0.5 * _unit('confidence', _conversation(request, seed=bias.seed)):.2f}"
     return f"{{{{{value}}}}}" if "{{" in request.messages[-1].content else value
 
 
@@ -247,7 +258,7 @@ def _said(request: ModelRequest) -> str:
 
 
 def _choice_reply(request: ModelRequest, bias: MockBias, options: list[str]) -> str:
-    prompt = _conversation(request)
+    prompt = _conversation(request, seed=bias.seed)
     if bias.abstain_rate and _unit("abstain", prompt) < bias.abstain_rate:
         return _ABSTAIN
     spread = _spread(bias, prompt, options, _earlier_answers(request))
@@ -261,7 +272,7 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     properties: dict[str, Any] = schema.get("properties", {})
     # Noise comes from the prompt as the mock sees it: without a planted instruction, so that at
     # susceptibility 0 a trial and its injected twin get the very same answers.
-    prompt = _conversation(request, without_injection=True)
+    prompt = _conversation(request, without_injection=True, seed=bias.seed)
     if bias.malformed_rate and _unit("malformed", prompt) < bias.malformed_rate:
         return "I would rate this quite highly overall, it is a solid answer."
     candidates: dict[str, tuple[str, str]] = {}
@@ -321,7 +332,7 @@ def mock_reply(request: ModelRequest, bias: MockBias) -> str:
         if options:
             return _choice_reply(request, bias, options)
         if _UNIT_INTERVAL.search(request.messages[-1].content):
-            return _unit_interval_reply(request)
+            return _unit_interval_reply(request, bias)
         return _responder_text(request)
     return _judge_reply(request, bias)
 

@@ -103,6 +103,17 @@ class MockBias(BaseModel):
         "see the instruction at all.",
     )
     history_spread: float = Field(default=0.0, ge=0.0, le=1.0)
+    seed: int = Field(
+        default=0,
+        description="Mixed into every draw when not 0: two mock judges with the same planted "
+        "bias and different seeds give independent noise (simulated repetitions of a design)",
+    )
+    dither: bool = Field(
+        default=False,
+        description="Apply a score_shift's fractional part as one whole point in that share of "
+        "judgments (drawn from the prompt), so the expected shift equals the planted one; by "
+        "default the shifted score is rounded, so shifts below 0.5 vanish on the integer scale",
+    )
 
     @field_validator("choice_bias")
     @classmethod

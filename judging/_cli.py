@@ -21,6 +21,7 @@ from fairpanel.agents import (
     PluginError,
 )
 from fairpanel.analysis import analyze, control_false_positives, render_tables
+from fairpanel.judging._compare_cli import compare_command
 from fairpanel.judging._config import ExperimentConfig, load_experiment
 from fairpanel.judging._estimate import estimate as estimate_experiment
 from fairpanel.judging._export import EXPORT_COLUMNS, ExportFormat, export_frame, write_export
@@ -29,6 +30,7 @@ from fairpanel.judging._injection import injection_robustness
 from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
 from fairpanel.judging._report_file import write_report
 from fairpanel.judging._runner import RunSummary, design_of, run_experiment
+from fairpanel.judging._simulate_cli import simulate_command
 from fairpanel.judging._store import STORE_FILE, Store
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import load_scenarios
@@ -414,3 +416,7 @@ def personas() -> None:
     for persona in load_judge_personas():
         judges.add_row(persona.name, persona.title, persona.responsibility)
     console.print(judges)
+
+
+app.command("compare")(compare_command)
+app.command("simulate")(simulate_command)

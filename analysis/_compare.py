@@ -1,0 +1,461 @@
+"""A leaderboard of judge models (or panels) run on the same design, and which of their
+differences are larger than the noise of either run.
+
+Everything here reads what a run folder already holds (results.json, summary.json,
+experiment.resolved.json, manifest.json), so runs made at different times compare without
+touching their stores. Two runs' effects are compared as independent estimates: the difference
+of the two estimates with a normal interval whose standard error comes from each run's own
+interval (half its width over z). Runs on the same scenarios share responses, which makes their
+estimates positively correlated and this interval conservative (too wide), never too narrow.
+All comparisons of one invocation form one Holm family, so asking about more effects does not
+manufacture "real" differences.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scipy.stats import norm
+from statsmodels.stats.multitest import multipletests
+
+from fairpanel.analysis._frames import jsonable
+
+__all__ = [
+    "DESIGN_FIELDS",
+    "SORT_COLUMNS",
+    "RunInputs",
+    "compare_runs",
+    "difference_of_estimates",
+    "judge_label",
+]
+
+SCORE_POINTS = "score points"
+DESIGN_FIELDS = (
+    "protocols",
+    "scenarios",
+    "identities",
+    "pair",
+    "arms",
+    "treatments",
+    "replicates",
+)
+"""The parts of an experiment that decide which trials run; runs that differ in any of them do
+not answer the same questions."""
+
+SORT_COLUMNS: dict[str, tuple[str, bool]] = {
+    "identity_effect": ("largest absolute identity effect", False),
+    "detected": ("share of tests that detect an effect", False),
+    "position_bias": ("distance of the first-position win rate from 50%", False),
+    "false_positives": ("share of control-arm tests rejected", False),
+    "agreement": ("mean Krippendorff alpha", True),
+    "parse_failures": ("parse-failure rate", False),
+    "cost": ("cost per 1,000 judgments", False),
+    "run": ("run folder name", False),
+}
+"""Column name -> (what it sorts by, whether larger is better). Rows with no value go last."""
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What one run folder holds; every part but ``results`` may be missing."""
+
+    name: str
+    path: str
+    results: Mapping[str, Any]
+    summary: Mapping[str, Any] | None = None
+    experiment: Mapping[str, Any] | None = None
+    manifest: Mapping[str, Any] | None = None
+
+
+def judge_label(experiment: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None) -> str:
+    """The judge model ids of a run, as a reader names it: one model, or the panel's mix."""
+    judges: Mapping[str, Any] = ((manifest or {}).get("models") or {}).get("judges") or {}
+    models = [str(model) for model in judges.values()]
+    if not models and experiment:
+        panel = experiment.get("panel") or {}
+        model = str(panel.get("model", "?"))
+        known = experiment.get("models") or {}
+        models = [str((known.get(model) or {}).get("id", model))] * len(panel.get("judges", []))
+    if not models:
+        return "unknown judge"
+    distinct = list(dict.fromkeys(models))
+    if len(models) == 1:
+        return distinct[0]
+    if len(distinct) == 1:
+        return f"{distinct[0]} x{len(models)} panel"
+    return "panel: " + " + ".join(distinct)
+
+
+def _design_of(run: RunInputs) -> dict[str, Any]:
+    experiment = run.experiment or {}
+    design = {name: experiment.get(name) for name in DESIGN_FIELDS}
+    design["trials"] = run.results.get("n_trials")
+    return design
+
+
+def _design_differences(runs: Sequence[RunInputs]) -> list[dict[str, Any]]:
+    designs = [_design_of(run) for run in runs]
+    differences = []
+    for name in (*DESIGN_FIELDS, "trials"):
+        values = [design[name] for design in designs]
+        if any(value != values[0] for value in values[1:]):
+            by_run = {run.name: value for run, value in zip(runs, values, strict=True)}
+            differences.append({"field": name, "values": by_run})
+    return differences
+
+
+def _half_width_se(low: float, high: float, confidence: float) -> float:
+    return (high - low) / (2.0 * float(norm.ppf(0.5 + confidence / 2.0)))
+
+
+def difference_of_estimates(
+    a: tuple[float, float, float],
+    b: tuple[float, float, float],
+    confidence: float = 0.95,
+) -> tuple[float, float, float, float | None]:
+    """(difference, ci_low, ci_high, two-sided p) of ``a - b`` from two independent estimates
+    given as (estimate, ci_low, ci_high) at ``confidence``; p is None when neither interval has
+    any width (nothing to say how noisy the estimates are)."""
+    se = math.hypot(_half_width_se(a[1], a[2], confidence), _half_width_se(b[1], b[2], confidence))
+    difference = a[0] - b[0]
+    if se <= 0.0:
+        return difference, difference, difference, None
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    p_value = float(2.0 * norm.sf(abs(difference) / se))
+    return difference, difference - z * se, difference + z * se, p_value
+
+
+def _panel_effects(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [
+        effect
+        for effect in results.get("effects") or []
+        if effect.get("judge") is None and effect.get("estimate") is not None
+    ]
+
+
+def _identity_effect(results: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The panel's largest absolute effect in score points (single protocol), else in the
+    first scale it has (win-rate runs)."""
+    effects = _panel_effects(results)
+    points = [e for e in effects if e.get("scale") == SCORE_POINTS]
+    pool = points or effects
+    if not pool:
+        return None
+    largest = max(pool, key=lambda e: abs(float(e["estimate"])))
+    keys = ("id", "contrast", "category", "metric", "scale", "estimate", "ci_low", "ci_high")
+    return {key: largest.get(key) for key in (*keys, "p_holm", "verdict", "n_clusters")}
+
+
+def _tests_and_detected(results: Mapping[str, Any]) -> tuple[int, int]:
+    tests = sum(int(f.get("size", 0)) for f in results.get("multiple_comparisons") or [])
+    detected = len((results.get("headline") or {}).get("detected") or [])
+    return detected, tests
+
+
+def _false_positives(results: Mapping[str, Any]) -> dict[str, Any]:
+    """Rejections where no identity contrast exists: the same-label arm's label-swap tests and
+    anything the control arms' own analysis called."""
+    controls = results.get("control_false_positives") or {}
+    swaps = (controls.get("same_label") or {}).get("label_swap_tests") or {}
+    rejected, tests = int(swaps.get("rejected", 0)), int(swaps.get("tests", 0))
+    for block in (results.get("control_arms") or {}).values():
+        rejected += len((block.get("headline") or {}).get("detected") or [])
+        tests += sum(int(f.get("size", 0)) for f in block.get("multiple_comparisons") or [])
+    placebo = (controls.get("placebo") or {}).get("position_bias") or {}
+    return {
+        "rejected": rejected,
+        "tests": tests,
+        "rate": rejected / tests if tests else None,
+        "placebo_first_position_win_rate": placebo.get("first_position_win_rate"),
+        "arms": sorted(k for k in controls if k != "note"),
+    }
+
+
+def _agreement(results: Mapping[str, Any]) -> dict[str, Any]:
+    rows = [
+        row
+        for row in results.get("agreement") or []
+        if row.get("round_kind") == "final" and row.get("alpha") is not None
+    ]
+    values = [float(row["alpha"]) for row in rows]
+    return {
+        "mean_alpha": sum(values) / len(values) if values else None,
+        "min_alpha": min(values) if values else None,
+        "n_rows": len(values),
+    }
+
+
+def _parse_failures(results: Mapping[str, Any]) -> dict[str, Any]:
+    rows = results.get("failures") or []
+    failed = sum(int(row.get("failures", 0)) for row in rows)
+    turns = sum(int(row.get("turns", 0)) for row in rows)
+    return {"failed": failed, "turns": turns, "rate": failed / turns if turns else None}
+
+
+def _cost(summary: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Cost per 1,000 judgments, where a judgment is one finished trial (one panel verdict, all
+    its judges' calls and its share of the responder's)."""
+    summary = summary or {}
+    trials = int(summary.get("trials_ok") or 0)
+    cost = summary.get("cost") or {}
+    unpriced = list(cost.get("unpriced_models") or [])
+    tokens = sum(
+        int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+        for usage in (summary.get("tokens_by_role") or {}).values()
+    )
+    total = cost.get("total_usd")
+    priced = total is not None and trials > 0 and not unpriced
+    return {
+        "usd_per_1000": 1000.0 * float(total or 0.0) / trials if priced else None,
+        "tokens_per_judgment": tokens / trials if trials else None,
+        "trials": trials,
+        "unpriced_models": unpriced,
+    }
+
+
+def _row(run: RunInputs) -> dict[str, Any]:
+    results = run.results
+    detected, tests = _tests_and_detected(results)
+    position = results.get("position_bias") or {}
+    return {
+        "run": run.name,
+        "path": run.path,
+        "judge": judge_label(run.experiment, run.manifest),
+        "identity_effect": _identity_effect(results),
+        "detected": detected,
+        "tests": tests,
+        "headline": (results.get("headline") or {}).get("verdict"),
+        "position_bias": {
+            key: position.get(key) for key in ("first_position_win_rate", "ci_low", "ci_high", "n")
+        },
+        "false_positives": _false_positives(results),
+        "agreement": _agreement(results),
+        "parse_failures": _parse_failures(results),
+        "cost": _cost(run.summary),
+    }
+
+
+def _sort_value(row: Mapping[str, Any], column: str) -> float | str | None:
+    if column == "run":
+        return str(row["run"])
+    if column == "identity_effect":
+        effect = row["identity_effect"]
+        return None if effect is None else abs(float(effect["estimate"]))
+    if column == "detected":
+        return row["detected"] / row["tests"] if row["tests"] else None
+    if column == "position_bias":
+        rate = row["position_bias"]["first_position_win_rate"]
+        return None if rate is None else abs(float(rate) - 0.5)
+    nested = {
+        "false_positives": ("false_positives", "rate"),
+        "agreement": ("agreement", "mean_alpha"),
+        "parse_failures": ("parse_failures", "rate"),
+        "cost": ("cost", "usd_per_1000"),
+    }
+    block, key = nested[column]
+    value = row[block][key]
+    return None if value is None else float(value)
+
+
+def _sorted_rows(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
+    larger_is_better = SORT_COLUMNS[column][1]
+
+    def key(row: Mapping[str, Any]) -> tuple[int, Any]:
+        value = _sort_value(row, column)
+        if value is None:
+            return (1, 0.0)
+        if isinstance(value, str):
+            return (0, value)
+        return (0, -value if larger_is_better else value)
+
+    ordered = sorted(rows, key=key)
+    for rank, row in enumerate(ordered, start=1):
+        row["rank"] = rank
+    return ordered
+
+
+def _what(effect: Mapping[str, Any]) -> str:
+    metric = effect.get("metric")
+    where = f"{effect.get('category')} {metric}" if metric != "win_rate" else effect.get("category")
+    return f"{where} effect ({effect.get('contrast')}, {effect.get('protocol')} protocol)"
+
+
+def _comparisons(runs: Sequence[RunInputs], labels: Mapping[str, str]) -> list[dict[str, Any]]:
+    rows = []
+    for a, b in itertools.combinations(runs, 2):
+        b_effects = {str(e["id"]): e for e in _panel_effects(b.results)}
+        pairs: list[tuple[str, str, str, Mapping[str, Any], Mapping[str, Any]]] = []
+        for effect in _panel_effects(a.results):
+            other = b_effects.get(str(effect["id"]))
+            if other is not None:
+                pairs.append(
+                    (str(effect["id"]), _what(effect), str(effect["scale"]), effect, other)
+                )
+        pa, pb = a.results.get("position_bias") or {}, b.results.get("position_bias") or {}
+        rate_a, rate_b = pa.get("first_position_win_rate"), pb.get("first_position_win_rate")
+        if rate_a is not None and rate_b is not None:
+            what = "first-position win rate"
+            pairs.append(
+                (
+                    "position_bias",
+                    what,
+                    "win rate",
+                    {**pa, "estimate": rate_a},
+                    {**pb, "estimate": rate_b},
+                )
+            )
+        for effect_id, what, scale, ea, eb in pairs:
+            bounds = [ea.get("ci_low"), ea.get("ci_high"), eb.get("ci_low"), eb.get("ci_high")]
+            if any(bound is None for bound in bounds):
+                continue
+            confidence = float(ea.get("confidence") or 0.95)
+            difference, low, high, p_value = difference_of_estimates(
+                (float(ea["estimate"]), float(ea["ci_low"]), float(ea["ci_high"])),
+                (float(eb["estimate"]), float(eb["ci_low"]), float(eb["ci_high"])),
+                confidence,
+            )
+            rows.append(
+                {
+                    "effect": effect_id,
+                    "what": what,
+                    "scale": scale,
+                    "run_a": a.name,
+                    "run_b": b.name,
+                    "judge_a": labels[a.name],
+                    "judge_b": labels[b.name],
+                    "estimate_a": float(ea["estimate"]),
+                    "estimate_b": float(eb["estimate"]),
+                    "difference": difference,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "confidence": confidence,
+                    "p_value": p_value,
+                }
+            )
+    return rows
+
+
+def _holm(rows: list[dict[str, Any]], alpha: float) -> None:
+    tested = [row for row in rows if row["p_value"] is not None]
+    if tested:
+        adjusted = multipletests([row["p_value"] for row in tested], alpha=alpha, method="holm")[1]
+        for row, p_holm in zip(tested, adjusted, strict=True):
+            row["p_holm"] = float(p_holm)
+    for row in rows:
+        row.setdefault("p_holm", None)
+        row["real"] = (
+            row["p_holm"] is not None
+            and row["p_holm"] < alpha
+            and not row["ci_low"] <= 0.0 <= row["ci_high"]
+        )
+
+
+def _unit(scale: str) -> str:
+    return " points" if scale == SCORE_POINTS else f" ({scale})"
+
+
+def _sentence(row: Mapping[str, Any]) -> str:
+    a, b = row["run_a"], row["run_b"]
+    interval = f"{row['confidence']:.0%} CI {row['ci_low']:.2f} to {row['ci_high']:.2f}" + (
+        f", Holm p={row['p_holm']:.2g}" if row["p_holm"] is not None else ""
+    )
+    estimates = f"{a}: {row['estimate_a']:+.2f}, {b}: {row['estimate_b']:+.2f}"
+    if not row["real"]:
+        return (
+            f"{row['what']}: {a} and {b} differ by {row['difference']:+.2f}{_unit(row['scale'])}"
+            f" ({interval}; {estimates}), within noise."
+        )
+    larger, smaller = (a, b) if abs(row["estimate_a"]) > abs(row["estimate_b"]) else (b, a)
+    return (
+        f"{larger}'s {row['what']} is larger than {smaller}'s: difference "
+        f"{row['difference']:+.2f}{_unit(row['scale'])} ({interval}; {estimates})."
+    )
+
+
+def _summary(
+    runs: Sequence[RunInputs],
+    comparisons: Sequence[Mapping[str, Any]],
+    mismatches: Sequence[Mapping[str, Any]],
+    alpha: float,
+) -> list[str]:
+    lines = []
+    if mismatches:
+        fields = ", ".join(str(m["field"]) for m in mismatches)
+        lines.append(
+            f"WARNING: the runs do not share one design (they differ in {fields}); their "
+            "numbers answer different questions, so this comparison is not like for like."
+        )
+    if len(runs) < 2:
+        lines.append("Only one run: nothing to compare.")
+        return lines
+    tested = sum(1 for row in comparisons if row["p_value"] is not None)
+    for a, b in itertools.combinations(runs, 2):
+        mine = [r for r in comparisons if r["run_a"] == a.name and r["run_b"] == b.name]
+        real = sorted((r for r in mine if r["real"]), key=lambda r: float(r["p_holm"]))
+        if real:
+            lines.extend(_sentence(row) for row in real[:5])
+            if len(real) > 5:
+                lines.append(
+                    f"... and {len(real) - 5} more real differences between {a.name} and "
+                    f"{b.name} (compare.json)."
+                )
+            continue
+        with_p = [r for r in mine if r["p_value"] is not None]
+        if not with_p:
+            lines.append(f"{a.name} and {b.name} share no effect with an interval to compare.")
+            continue
+        widest = max(with_p, key=lambda r: abs(float(r["difference"])))
+        lines.append(
+            f"No difference between {a.name} and {b.name} exceeds noise ({len(with_p)} "
+            f"comparisons); the largest: {_sentence(widest)}"
+        )
+    lines.append(
+        f"A difference is called real when its Holm-adjusted p < {alpha:g} over all {tested} "
+        "comparisons here and its interval excludes zero; intervals treat the runs as "
+        "independent (conservative for runs on the same scenarios)."
+    )
+    return lines
+
+
+def compare_runs(
+    runs: Sequence[RunInputs], *, sort: str = "identity_effect", alpha: float = 0.05
+) -> dict[str, Any]:
+    """compare.json's content: the leaderboard, the design check, every effect difference
+    between each pair of runs and the plain-language summary."""
+    if sort not in SORT_COLUMNS:
+        raise ValueError(f"unknown sort column {sort!r}; known: {', '.join(SORT_COLUMNS)}")
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"run names must differ: {', '.join(names)}")
+    rows = _sorted_rows([_row(run) for run in runs], sort)
+    labels = {row["run"]: row["judge"] for row in rows}
+    comparisons = _comparisons(runs, labels)
+    _holm(comparisons, alpha)
+    mismatches = _design_differences(runs)
+    result: dict[str, Any] = jsonable(
+        {
+            "alpha": alpha,
+            "sort": {
+                "column": sort,
+                "by": SORT_COLUMNS[sort][0],
+                "order": "larger first" if SORT_COLUMNS[sort][1] else "smaller first",
+            },
+            "same_design": not mismatches,
+            "design_differences": mismatches,
+            "leaderboard": rows,
+            "comparisons": comparisons,
+            "summary": _summary(runs, comparisons, mismatches, alpha),
+            "method": (
+                "each pair of runs: difference of the two runs' panel-level estimates of the "
+                "same contrast (matched by effect id) and of their first-position win rates; "
+                "normal interval with the standard error sqrt(se_a^2 + se_b^2), each se = half "
+                "the run's interval width / z (independent samples); Holm over every "
+                "comparison of this invocation (statsmodels multipletests)"
+            ),
+        }
+    )
+    return result
