@@ -47,17 +47,34 @@ def _describe(size: Mapping[str, Any]) -> str:
     )
 
 
+def _soonest(rows: list[Mapping[str, Any]], rank: Mapping[str, int]) -> Mapping[str, Any]:
+    """The family that detects a planted size soonest: reached at the smallest simulated
+    scale, else the smallest extrapolated growth, else the first (power too low everywhere)."""
+    reached = [r for r in rows if r["smallest_scale"] is not None]
+    if reached:
+        return min(reached, key=lambda r: (rank[r["smallest_scale"]], -r["power_there"]))
+    grown = [r for r in rows if r["extrapolated_factor"] is not None]
+    if grown:
+        return min(grown, key=lambda r: r["extrapolated_factor"])
+    return rows[0]
+
+
 def recommendations(result: Mapping[str, Any]) -> list[str]:
-    """One sentence per planted size and category for the first family with a planted contrast
-    (single-score differences when the design has them): the smallest simulated design that
-    reaches the target power, or an extrapolated size, labelled as such."""
+    """One sentence per planted size and category, from whichever test family gets there with
+    the smallest design: the smallest simulated design that reaches the target power, or an
+    extrapolated size, labelled as such."""
     sizes = {row["scale"]: row for row in result["design_sizes"]}
+    rank = {row["scale"]: index for index, row in enumerate(result["design_sizes"])}
     needed = result["needed"]
     if not needed:
         return ["No planted contrast was testable in this design."]
-    family = needed[0]["family"]
+    grouped: dict[tuple[Any, str], list[Mapping[str, Any]]] = {}
+    for row in needed:
+        grouped.setdefault((row["size"], row["category"]), []).append(row)
     lines = []
-    for row in (r for r in needed if r["family"] == family):
+    for rows in grouped.values():
+        row = _soonest(rows, rank)
+        family = row["family"]
         unit = "point" if row["size"] == 1 else "points"
         what = f"{row['size']:g} {unit} for {row['category']}"
         if row["smallest_scale"] is not None:
@@ -70,8 +87,8 @@ def recommendations(result: Mapping[str, Any]) -> list[str]:
         factor = row["extrapolated_factor"]
         if factor is None:
             lines.append(
-                f"{what}: power at {_describe(source)} is too low to extrapolate from; "
-                "simulate larger designs (--scales)."
+                f"{what}: power at {_describe(source)} is too low to extrapolate from in any "
+                "test family; simulate larger designs (--scales)."
             )
             continue
         bases = math.ceil(source["bases"] * factor)

@@ -13,6 +13,7 @@ from scipy.stats import binomtest
 
 from fairpanel.judging import load_experiment
 from fairpanel.judging._simulate import SimulationSettings, run_simulation
+from fairpanel.judging._simulate_cli import recommendations
 
 # The models named here would need a key and a network; simulate must never touch them.
 DESIGN = """\
@@ -102,3 +103,43 @@ def test_simulate_command_writes_json_and_rejects_bad_options(tmp_path: Path) ->
     typo = tmp_path / "typo.yaml"
     typo.write_text(DESIGN.replace("derived_per_base", "derived_per_bas"), encoding="utf-8")
     assert cli("simulate", str(typo)).exit_code == 2
+
+
+def test_recommendation_names_the_family_that_gets_there_soonest() -> None:
+    """A family whose Holm correction spans hundreds of tests must not hide one that detects
+    the planted size in a smaller design."""
+    sizes = [
+        {"scale": s, "bases": b, "derived_per_base": 2, "replicates": 1, "trials": b * 8}
+        for s, b in (("x1", 6), ("x2", 12))
+    ]
+
+    def need(family: str, scale: str | None, power: float | None, factor: float | None) -> Any:
+        return {
+            "size": 0.5,
+            "family": family,
+            "category": "gender",
+            "smallest_scale": scale,
+            "power_there": power,
+            "extrapolated_from": None if scale else "x2",
+            "extrapolated_factor": factor,
+        }
+
+    result = {
+        "design_sizes": sizes,
+        "needed": [
+            need("single score differences", None, None, None),
+            need("pair label swaps", "x2", 0.85, None),
+            need("pair win rates", "x1", 0.8, None),
+        ],
+    }
+    (line,) = recommendations(result)
+    assert line.startswith("With 6 bases x 2 derived") and "pair win rates" in line
+    result["needed"] = [
+        need("single score differences", None, None, 3.0),
+        need("pair label swaps", None, None, 1.5),
+    ]
+    (line,) = recommendations(result)
+    assert "1.5x" in line and "EXTRAPOLATED" in line and "pair label swaps" in line
+    result["needed"] = [need("single score differences", None, None, None)]
+    (line,) = recommendations(result)
+    assert "too low to extrapolate" in line
