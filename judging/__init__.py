@@ -25,6 +25,7 @@ from fairpanel.judging._judgment import (
     output_schema,
     parse_judgment,
 )
+from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
 from fairpanel.judging._prompts import (
     judge_ask,
     judge_context,
@@ -44,6 +45,7 @@ from fairpanel.judging._store import (
 from fairpanel.judging._trial import consensus_of, run_trial
 
 __all__ = [
+    "EXIT_RUN_FOLDER_BUSY",
     "EXPORT_COLUMNS",
     "METRICS",
     "REPORT_FILE",
@@ -61,6 +63,8 @@ __all__ = [
     "PanelConfig",
     "Price",
     "ResponderConfig",
+    "RunFolderBusyError",
+    "RunFolderLock",
     "RunFrames",
     "RunSummary",
     "ScenarioSelection",

@@ -24,7 +24,7 @@ from fairpanel.agents import (
     ModelCallError,
     PluginError,
 )
-from fairpanel.judging import STORE_FILE
+from fairpanel.judging import EXIT_RUN_FOLDER_BUSY, STORE_FILE, RunFolderBusyError
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._estimate import estimate_study
 from fairpanel.studies._load import load_study
@@ -112,6 +112,9 @@ def run_command(
         except ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None
+        except RunFolderBusyError as exc:
+            errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False)
+            raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
     (run_dir / "summary.json").write_text(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import CachingCaller, ModelCallError, ModelRegistry, Usage
-from fairpanel.judging import STORE_FILE, Store, StudyItemRecord, cost_by_role
+from fairpanel.judging import (
+    STORE_FILE,
+    RunFolderLock,
+    Store,
+    StudyItemRecord,
+    cost_by_role,
+)
 from fairpanel.studies._base import ItemFailedError, ItemSpec, Study, StudyConfig
 from fairpanel.studies._context import ModelPool, StudyContext
 from fairpanel.studies._load import RESOLVED_CONFIG_FILE
@@ -121,6 +127,7 @@ async def run_study(
         if warn is not None:
             warn(warning)
     out_dir.mkdir(parents=True, exist_ok=True)
+    lock = RunFolderLock(out_dir).acquire()  # one run per folder, as for experiment runs
     _write_provenance(out_dir, config, study)
     store = Store(out_dir / STORE_FILE)
     caller = CachingCaller(store)
@@ -142,6 +149,7 @@ async def run_study(
         return _summary(study, store, caller, outcome, warnings, started)
     finally:
         store.close()
+        lock.release()
 
 
 def _summary(

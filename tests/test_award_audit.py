@@ -13,6 +13,7 @@ import yaml
 from conftest import Cli, read_json
 
 from fairpanel.agents import Message, MockBias, ModelRequest, mock_reply
+from fairpanel.judging import EXIT_RUN_FOLDER_BUSY, RunFolderLock
 from fairpanel.studies import (
     AwardAudit,
     AwardAuditConfig,
@@ -210,3 +211,14 @@ def test_example_without_the_planted_preference_finds_none(cli: Cli, tmp_path: P
     assert pooled["ci_low"] < 0.5 < pooled["ci_high"] and pooled["p_exact"] > 0.05
     for level in results["choices"][:-1]:  # type: ignore[index]
         assert level["p_bonferroni"] > 0.05
+
+
+def test_a_study_run_on_a_busy_folder_is_refused_before_any_call(cli: Cli, tmp_path: Path) -> None:
+    """Study runs hold the same run-folder lock as experiment runs (exit 3, nothing stored)."""
+    out = tmp_path / "busy"
+    out.mkdir()
+    with RunFolderLock(out):
+        result = cli("run", str(EXAMPLE), "--out", str(out))
+    assert result.exit_code == EXIT_RUN_FOLDER_BUSY, result.output
+    assert "in use by another fairpanel run" in " ".join(result.output.split())
+    assert not (out / "fairpanel.sqlite").exists()
