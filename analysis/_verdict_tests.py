@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,12 @@ from fairpanel.analysis._frames import (
     float_or_none,
 )
 from fairpanel.analysis._paired import OPTIONAL_DESIGN, with_design_columns
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_ratio, seed_for
+from fairpanel.analysis._resample import (
+    DEFAULT_BOOTSTRAP,
+    Interval,
+    bootstrap_ratio,
+    seed_for,
+)
 
 WIN_RATE_FAMILY = "pair win rates against 50%"
 SWAP_FAMILY = "pair label swaps (exact McNemar)"
@@ -116,18 +122,11 @@ def win_rate_effect(
     decided = mine[WINNER_POSITION].notna().to_numpy()
     identity_first = (mine[FIRST_IDENTITY] == identity).to_numpy()
     won = decided & ((mine[WINNER_POSITION] == 0.0).to_numpy() == identity_first)
-    wins, n = int(won.sum()), int(decided.sum())
     effect_id = f"pair:{category}:win_rate:{identity}-vs-50%:{_who(judge)}"
-    interval = bootstrap_ratio(
-        won.astype(float),
-        decided.astype(float),
-        mine[BASE_ID].to_numpy(),
-        seed=seed_for(seed, effect_id),
-        confidence=confidence,
-        n_boot=n_boot,
-        transform=0.5,
+    share = _share_against_half(
+        won, decided, mine[BASE_ID].to_numpy(), effect_id, seed, confidence, n_boot
     )
-    rate = wins / n if n else None
+    n, interval = share.n, share.interval
     return Effect(
         id=effect_id,
         family=WIN_RATE_FAMILY,
@@ -138,13 +137,13 @@ def win_rate_effect(
         contrast=f"{identity} vs 50%",
         identity=identity,
         versus=None,
-        estimate=None if rate is None else rate - 0.5,
+        estimate=share.estimate,
         ci_low=interval.low,
         ci_high=interval.high,
         confidence=confidence,
         scale="win rate - 0.5",
-        cohen_h=cohen_h(rate),
-        p_value=float(binomtest(wins, n, 0.5).pvalue) if n else None,
+        cohen_h=share.cohen_h,
+        p_value=share.p_value,
         n=n,
         n_clusters=int(mine.loc[decided, BASE_ID].nunique()),
         test="exact binomial",
@@ -153,6 +152,47 @@ def win_rate_effect(
             f"left out; {len(mine) - n} of {len(mine)}); exact two-sided binomial test against "
             f"0.5 (scipy binomtest); Cohen's h against 0.5; {interval.describe(confidence)}"
         ),
+    )
+
+
+@dataclass(frozen=True)
+class _ShareAgainstHalf:
+    n: int
+    estimate: float | None
+    interval: Interval
+    cohen_h: float | None
+    p_value: float | None
+
+
+def _share_against_half(
+    hits: np.ndarray,
+    counted: np.ndarray,
+    clusters: np.ndarray,
+    effect_id: str,
+    seed: int,
+    confidence: float,
+    n_boot: int,
+) -> _ShareAgainstHalf:
+    """The share of counted outcomes that are hits, against 50%: one computation for the win
+    rate and the label-swap test, so both read their estimate, exact binomial p, Cohen's h and
+    cluster-bootstrap interval the same way."""
+    k, n = int(hits.sum()), int(counted.sum())
+    interval = bootstrap_ratio(
+        hits.astype(float),
+        counted.astype(float),
+        clusters,
+        seed=seed_for(seed, effect_id),
+        confidence=confidence,
+        n_boot=n_boot,
+        transform=0.5,
+    )
+    share = k / n if n else None
+    return _ShareAgainstHalf(
+        n=n,
+        estimate=None if share is None else share - 0.5,
+        interval=interval,
+        cohen_h=cohen_h(share),
+        p_value=float(binomtest(k, n, 0.5).pvalue) if n else None,
     )
 
 
@@ -193,18 +233,11 @@ def swap_effect(
     matched = label_swaps(rows, identity, versus)
     favour = (matched["change"] > 0).to_numpy()
     discordant = (matched["change"] != 0).to_numpy()
-    k, n = int(favour.sum()), int(discordant.sum())
     effect_id = f"pair:{category}:win_rate:{identity}-{versus}:mcnemar:{_who(judge)}"
-    interval = bootstrap_ratio(
-        favour.astype(float),
-        discordant.astype(float),
-        matched[BASE_ID].to_numpy(),
-        seed=seed_for(seed, effect_id),
-        confidence=confidence,
-        n_boot=n_boot,
-        transform=0.5,
+    share = _share_against_half(
+        favour, discordant, matched[BASE_ID].to_numpy(), effect_id, seed, confidence, n_boot
     )
-    share = k / n if n else None
+    n, interval = share.n, share.interval
     return Effect(
         id=effect_id,
         family=SWAP_FAMILY,
@@ -215,13 +248,13 @@ def swap_effect(
         contrast=f"{identity} vs {versus} (label swaps)",
         identity=identity,
         versus=versus,
-        estimate=None if share is None else share - 0.5,
+        estimate=share.estimate,
         ci_low=interval.low,
         ci_high=interval.high,
         confidence=confidence,
         scale="win rate - 0.5",
-        cohen_h=cohen_h(share),
-        p_value=float(binomtest(k, n, 0.5).pvalue) if n else None,
+        cohen_h=share.cohen_h,
+        p_value=share.p_value,
         n=len(matched),
         n_clusters=int(matched[BASE_ID].nunique()),
         test="mcnemar exact",
