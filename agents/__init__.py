@@ -5,7 +5,6 @@ model. Only ``_autogen_panel`` imports AutoGen; ``_anthropic`` uses the
 ``anthropic`` SDK directly; ``_plugins`` finds clients registered by other packages.
 """
 
-from fairpanel.agents._anthropic import AnthropicClient
 from fairpanel.agents._autogen_panel import (
     AnswerRules,
     DebateError,
@@ -24,8 +23,6 @@ from fairpanel.agents._limits import (
     estimate_tokens,
     retry_after_from_headers,
 )
-from fairpanel.agents._local import LocalModelServer, LocalModelUnavailableError, smollm2_weights
-from fairpanel.agents._mock import MockClient, mock_reply
 from fairpanel.agents._plugins import ENTRY_POINT_GROUP, PluginError, plugin_providers
 from fairpanel.agents._registry import (
     MissingApiKeyError,
@@ -46,6 +43,13 @@ from fairpanel.agents._types import (
     Usage,
     canonical_json,
 )
+from fairpanel.agents.providers._anthropic import AnthropicClient
+from fairpanel.agents.providers._local import (
+    LocalModelServer,
+    LocalModelUnavailableError,
+    smollm2_weights,
+)
+from fairpanel.agents.providers._mock import MockClient, mock_reply
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -11,15 +11,19 @@ import asyncio
 import os
 from types import TracebackType
 
-from fairpanel.agents._anthropic import ANTHROPIC_URL, AnthropicClient, anthropic_unsupported
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
-from fairpanel.agents._local import LocalModelServer
-from fairpanel.agents._mock import MockClient
-from fairpanel.agents._openai import OpenAIClient
 from fairpanel.agents._plugins import create_plugin_client
 from fairpanel.agents._secrets import register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
+from fairpanel.agents.providers._anthropic import (
+    ANTHROPIC_URL,
+    AnthropicClient,
+    anthropic_unsupported,
+)
+from fairpanel.agents.providers._local import LocalModelServer
+from fairpanel.agents.providers._mock import MockClient
+from fairpanel.agents.providers._openai import OpenAIClient
 
 __all__ = ["MissingApiKeyError", "ModelRegistry", "endpoint_key", "endpoint_of"]
 

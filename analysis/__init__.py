@@ -8,35 +8,51 @@ dataclasses with ``to_dict()``; ``analyze`` assembles them into one JSON-safe re
 
 from fairpanel.analysis._agreement import agreement, conformity, debate_shift, krippendorff_alpha
 from fairpanel.analysis._bradley_terry import bradley_terry
+from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
+from fairpanel.analysis._compare import SORT_COLUMNS, RunInputs, compare_runs
 from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
 from fairpanel.analysis._failures import FailureRate, failure_rates, failure_rates_by_identity
 from fairpanel.analysis._frames import (
+    CATEGORY,
+    IDENTITY,
+    METRIC,
     METRICS,
+    OVERALL,
     PROTOCOLS,
     ROUND_KINDS,
+    SCORE,
     SCORE_COLUMNS,
     TURN_COLUMNS,
     VERDICT_COLUMNS,
 )
-from fairpanel.analysis._injection import INJECTION_COLUMNS, InjectionShift, injection_shifts
+from fairpanel.analysis._injection import (
+    INJECTION_COLUMNS,
+    InjectionShift,
+    injection_shifts,
+    moved_by_injection,
+)
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, win_rates
 from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
-from fairpanel.analysis._render import render_tables
-from fairpanel.analysis._report import ReportInputs, render_report
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._statistics import design_statistics
-from fairpanel.analysis._study_report import StudyReportInputs, render_study_report
 from fairpanel.analysis._summary import analyze
 from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
 __all__ = [
+    "CATEGORY",
+    "IDENTITY",
     "INJECTION_COLUMNS",
+    "METRIC",
     "METRICS",
+    "OVERALL",
     "PROTOCOLS",
     "ROUND_KINDS",
+    "SCORE",
     "SCORE_COLUMNS",
+    "SORT_COLUMNS",
+    "TARGET_POWER",
     "TURN_COLUMNS",
     "VERDICT_COLUMNS",
     "ChiSquareResult",
@@ -44,15 +60,16 @@ __all__ = [
     "FailureRate",
     "Family",
     "InjectionShift",
-    "ReportInputs",
+    "RunInputs",
     "ScoreDifferenceMatrix",
-    "StudyReportInputs",
     "WinRate",
     "agreement",
     "analyze",
     "bradley_terry",
+    "calibration_tables",
     "chi_square_tests",
     "cohen_h",
+    "compare_runs",
     "conformity",
     "control_false_positives",
     "correct_effects",
@@ -61,18 +78,17 @@ __all__ = [
     "failure_rates",
     "failure_rates_by_identity",
     "headline",
+    "identity_test_outcomes",
     "injection_shifts",
     "krippendorff_alpha",
     "label_swaps",
     "mean_scores",
+    "moved_by_injection",
     "order_consistency",
     "pair_outcomes",
     "pair_verdict_effects",
     "paired_differences",
     "position_bias",
-    "render_report",
-    "render_study_report",
-    "render_tables",
     "score_difference_matrix",
     "single_score_effects",
     "win_rates",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from fairpanel.judging import app, write_results
+from fairpanel.cli import app, write_results
 
 
 def _median_seconds(action: object, repeats: int) -> float:

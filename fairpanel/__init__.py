@@ -1,6 +1,6 @@
 """fairpanel: measure identity bias in LLM judges and multi-agent judge panels."""
 
-from fairpanel._yaml import InputFileError, Location, Problem, load_yaml_model, parse_yaml_model
+from fairpanel.inputs import InputFileError, Location, Problem, load_yaml_model, parse_yaml_model
 
 __all__ = [
     "InputFileError",

@@ -1,7 +1,37 @@
-"""Experiments: config, design, the judge panel protocols, the runner, the store and the CLI."""
+"""Experiments: the experiment model, the judging protocol, the engine that runs it, simulation.
 
-from fairpanel.judging._cli import app, write_results
-from fairpanel.judging._config import (
+``experiment`` is the strict YAML file and the trials it designs; ``protocol`` what judges are
+shown and answer in one trial; ``engine`` runs trials into a run folder's store (runner, store,
+lock, cost, failures, estimates, frames, export); ``simulate`` calibrates a design on the mock.
+"""
+
+from fairpanel.judging.engine import (
+    EXIT_RUN_FOLDER_BUSY,
+    EXPORT_COLUMNS,
+    STORE_FILE,
+    STORE_SCHEMA_VERSION,
+    Design,
+    Estimate,
+    ExportColumn,
+    ExportFormat,
+    RunFolderBusyError,
+    RunFolderLock,
+    RunFrames,
+    RunSummary,
+    Store,
+    StudyItemRecord,
+    cost_by_role,
+    cost_of,
+    design_of,
+    estimate,
+    export_frame,
+    load_frames,
+    read_export,
+    run_experiment,
+)
+from fairpanel.judging.experiment import (
+    DEFAULT_INJECTION,
+    TRIAL_SCHEMA_VERSION,
     ExperimentConfig,
     IdentitySelection,
     PairConfig,
@@ -9,46 +39,34 @@ from fairpanel.judging._config import (
     Price,
     ResponderConfig,
     ScenarioSelection,
+    TrialSpec,
     default_experiment_path,
+    iter_trials,
     load_experiment,
 )
-from fairpanel.judging._cost import cost_by_role, cost_of
-from fairpanel.judging._design import TRIAL_SCHEMA_VERSION, TrialSpec, iter_trials
-from fairpanel.judging._estimate import Estimate, estimate
-from fairpanel.judging._export import EXPORT_COLUMNS, ExportColumn, export_frame, read_export
-from fairpanel.judging._frames import RunFrames, load_frames
-from fairpanel.judging._judgment import (
+from fairpanel.judging.protocol import (
     METRICS,
     MetricScores,
     PairJudgment,
     SingleJudgment,
-    output_schema,
-    parse_judgment,
-)
-from fairpanel.judging._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
-from fairpanel.judging._prompts import (
-    judge_ask,
-    judge_context,
-    responder_messages,
-    rewrite_messages,
-)
-from fairpanel.judging._report_file import REPORT_FILE, write_report_html
-from fairpanel.judging._runner import Design, RunSummary, design_of, run_experiment
-from fairpanel.judging._store import (
-    STORE_FILE,
-    STORE_SCHEMA_VERSION,
-    Store,
-    StudyItemRecord,
     TrialRecord,
     TurnRecord,
+    consensus_of,
+    judge_ask,
+    judge_context,
+    output_schema,
+    parse_judgment,
+    responder_messages,
+    rewrite_messages,
+    run_trial,
 )
-from fairpanel.judging._trial import consensus_of, run_trial
+from fairpanel.judging.simulate import parse_numbers, sizes_ok
 
 __all__ = [
+    "DEFAULT_INJECTION",
     "EXIT_RUN_FOLDER_BUSY",
     "EXPORT_COLUMNS",
     "METRICS",
-    "REPORT_FILE",
     "STORE_FILE",
     "STORE_SCHEMA_VERSION",
     "TRIAL_SCHEMA_VERSION",
@@ -56,6 +74,7 @@ __all__ = [
     "Estimate",
     "ExperimentConfig",
     "ExportColumn",
+    "ExportFormat",
     "IdentitySelection",
     "MetricScores",
     "PairConfig",
@@ -74,7 +93,6 @@ __all__ = [
     "TrialRecord",
     "TrialSpec",
     "TurnRecord",
-    "app",
     "consensus_of",
     "cost_by_role",
     "cost_of",
@@ -89,11 +107,11 @@ __all__ = [
     "load_frames",
     "output_schema",
     "parse_judgment",
+    "parse_numbers",
     "read_export",
     "responder_messages",
     "rewrite_messages",
     "run_experiment",
     "run_trial",
-    "write_report_html",
-    "write_results",
+    "sizes_ok",
 ]

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from fairpanel._yaml import InputFileError, load_yaml_model
+from fairpanel.inputs import InputFileError, load_yaml_model
 
 from ._model import (
     CategoryName,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from fairpanel._yaml import InputFileError, load_yaml_model
+from fairpanel.inputs import InputFileError, load_yaml_model
 
 from ._model import BaseScenario, DerivedScenario
 

@@ -10,7 +10,7 @@ python="${PYTHON:-python}"
 [[ "$python" == */* ]] && python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")"
 rm -rf "$tree"
 mkdir -p "$tree/fairpanel"
-for f in "$root"/fairpanel/*.py "$root"/fairpanel/py.typed; do ln -s "$f" "$tree/fairpanel/"; done
-for pkg in agents scenarios personas judging analysis studies; do ln -s "$root/$pkg" "$tree/fairpanel/$pkg"; done
+for f in "$root"/fairpanel/*; do ln -s "$f" "$tree/fairpanel/"; done
+for pkg in agents scenarios personas judging analysis report studies; do ln -s "$root/$pkg" "$tree/fairpanel/$pkg"; done
 cd "$tree"
 exec "$python" -m mypy --config-file "$root/pyproject.toml" -p fairpanel "$@"

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fairpanel import Location, Problem
 from fairpanel.agents import ModelSpec, Sampling, canonical_json, endpoint_of
+from fairpanel.inputs import Location, Problem
 from fairpanel.judging import Price, StudyItemRecord
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from fairpanel import Problem, load_yaml_model
+from fairpanel.inputs import Problem, load_yaml_model
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import STUDIES
 

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fairpanel import InputFileError, Problem
 from fairpanel.agents import Message
+from fairpanel.inputs import InputFileError, Problem
 from fairpanel.judging import (
     PairJudgment,
     ScenarioSelection,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairpanel.studies._award_study import AwardAudit
 from fairpanel.studies._base import Study, StudyConfig
-from fairpanel.studies._bfb_study import BiasFreeBench
-from fairpanel.studies._bscore_study import Bscore
-from fairpanel.studies._labelbias_study import LabelBias
+from fairpanel.studies.award_audit._study import AwardAudit
+from fairpanel.studies.biasfreebench._study import BiasFreeBench
+from fairpanel.studies.bscore._study import Bscore
+from fairpanel.studies.label_bias._study import LabelBias
 
 __all__ = ["STUDIES", "build_study"]
 

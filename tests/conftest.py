@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from fairpanel.judging import app
+from fairpanel.cli import app
 
 WriteExperiment = Callable[..., Path]
 

@@ -1,0 +1,55 @@
+"""What tokens cost, from the experiment's price table (USD per million tokens)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairpanel.agents import Usage
+from fairpanel.judging.experiment._config import Price
+
+__all__ = ["cost_by_role", "cost_of"]
+
+
+def _dollars(usage: Usage, price: Price) -> float:
+    cached = min(usage.cached_tokens, usage.prompt_tokens)
+    cached_rate = price.input if price.cached_input is None else price.cached_input
+    return (
+        (usage.prompt_tokens - cached) * price.input
+        + cached * cached_rate
+        + usage.completion_tokens * price.output
+    ) / 1_000_000
+
+
+def cost_of(usage_by_model: dict[str, Usage], prices: dict[str, Price]) -> dict[str, Any]:
+    """USD for the tokens of each model; models without a price are listed, not guessed."""
+    total = 0.0
+    by_model: dict[str, float] = {}
+    unpriced = []
+    for model, usage in sorted(usage_by_model.items()):
+        price = prices.get(model)
+        if price is None:
+            if usage.prompt_tokens or usage.completion_tokens:
+                unpriced.append(model)
+            continue
+        dollars = _dollars(usage, price)
+        by_model[model] = round(dollars, 6)
+        total += dollars
+    return {"total_usd": round(total, 6), "by_model": by_model, "unpriced_models": unpriced}
+
+
+def cost_by_role(usage: dict[tuple[str, str], Usage], prices: dict[str, Price]) -> dict[str, Any]:
+    """USD by role (responder, judge:first, ...) from tokens keyed by (role, model)."""
+    roles: dict[str, float] = {}
+    unpriced: set[str] = set()
+    for (role, model), tokens in usage.items():
+        price = prices.get(model)
+        if price is None:
+            if tokens.prompt_tokens or tokens.completion_tokens:
+                unpriced.add(model)
+            continue
+        roles[role] = roles.get(role, 0.0) + _dollars(tokens, price)
+    return {
+        "total_usd": round(sum(roles.values()), 6),
+        "by_role": {role: round(value, 6) for role, value in sorted(roles.items())},
+        "unpriced_models": sorted(unpriced),
+    }

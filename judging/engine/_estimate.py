@@ -1,0 +1,168 @@
+"""Plan before paying: trials, calls, tokens, cost and time of an experiment, without a call.
+
+Trial and call counts are exact (the design is enumerated; re-asks excluded). Tokens are
+estimated from the prompt text fairpanel will send (4 characters a token) with every answer
+assumed to use its full ``max_tokens``, so token and cost figures are upper-leaning
+estimates. Cost uses the experiment's ``prices`` table; time uses the configured endpoint
+limits, when there are any.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairpanel.agents import Usage
+from fairpanel.judging.engine._cost import cost_of
+from fairpanel.judging.engine._runner import design_of
+from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.experiment._design import TrialSpec
+from fairpanel.judging.protocol._prompts import (
+    RESPONDER_SYSTEM,
+    discussion_prompt,
+    final_prompt,
+    judge_ask,
+    judge_context,
+)
+
+__all__ = ["Estimate", "estimate"]
+
+_CHARS_PER_TOKEN = 4
+_DEFAULT_RESPONSE_TOKENS = 300
+_DEFAULT_JUDGE_TOKENS = 200
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // _CHARS_PER_TOKEN)
+
+
+@dataclass
+class Estimate:
+    trials: dict[str, int]
+    trials_total: int
+    calls: dict[str, int]
+    tokens_by_model: dict[str, Usage] = field(default_factory=dict)
+    cost: dict[str, Any] = field(default_factory=dict)
+    wall_seconds: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "trials": self.trials,
+            "trials_total": self.trials_total,
+            "calls": self.calls,
+            "calls_total": sum(self.calls.values()),
+            "tokens_by_model": {m: u.model_dump() for m, u in self.tokens_by_model.items()},
+            "cost": self.cost,
+            "wall_seconds": self.wall_seconds,
+            "notes": self.notes,
+        }
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+        self.calls_by_model: Counter[str] = Counter()
+        self.tokens: dict[str, Usage] = {}
+
+    def add(self, role: str, model: str, prompt: int, completion: int) -> None:
+        self.calls[role] += 1
+        self.calls_by_model[model] += 1
+        self.tokens[model] = self.tokens.get(model, Usage()) + Usage(
+            prompt_tokens=prompt, completion_tokens=completion
+        )
+
+
+def _trial_calls(
+    spec: TrialSpec, task: str, response_tokens: int, personas: dict[str, str], tally: _Tally
+) -> None:
+    placeholder = "x" * (response_tokens * _CHARS_PER_TOKEN)
+    context = _tokens(
+        judge_context(task, [(a, placeholder) for a in spec.authors], position=spec.label_position)
+    )
+    ask = _tokens(judge_ask(len(spec.authors)))
+    histories = {
+        seat.persona: context + _tokens(personas[seat.persona]) + ask for seat in spec.seats
+    }
+    outputs = {
+        seat.persona: seat.sampling.max_tokens or _DEFAULT_JUDGE_TOKENS for seat in spec.seats
+    }
+    for seat in spec.seats:
+        tally.add("judge:first", seat.model_id, histories[seat.persona], outputs[seat.persona])
+        histories[seat.persona] += outputs[seat.persona]
+    rounds = spec.discussion_rounds + 1
+    for round_index in range(1, rounds + 1):
+        final = round_index == rounds
+        kind = "final" if final else "discussion"
+        summaries = [(seat.persona, "x" * outputs[seat.persona] * 4) for seat in spec.seats]
+        prompt = _tokens(final_prompt() if final else discussion_prompt(round_index, summaries))
+        said = 0
+        for seat in spec.seats:
+            history = histories[seat.persona] + prompt
+            if not (final and spec.final_vote == "blind"):
+                history += said  # the earlier speakers of this round
+            tally.add(f"judge:{kind}", seat.model_id, history, outputs[seat.persona])
+            histories[seat.persona] = history + outputs[seat.persona]
+            said += outputs[seat.persona]
+    if spec.moderator is not None:
+        moderator = spec.moderator
+        prompt = context + _tokens(personas[moderator.persona]) + sum(outputs.values())
+        tally.add(
+            "judge:moderator", moderator.model_id, prompt, moderator.sampling.max_tokens or 200
+        )
+
+
+def estimate(config: ExperimentConfig) -> Estimate:
+    """Counts, tokens, cost and time for ``config``; reads only local data files."""
+    design = design_of(config)
+    personas = {name: persona.system_message for name, persona in design.personas.items()}
+    tasks = {s.id: s.prompt for s in design.scenarios}
+    responder = config.responder_spec
+    response_tokens = (
+        responder.sampling.merged(config.responder.sampling).max_tokens or _DEFAULT_RESPONSE_TOKENS
+    )
+    tally = _Tally()
+    trials: Counter[str] = Counter()
+    scenarios_used: set[str] = set()
+    for spec in design.trials():
+        trials[f"{spec.protocol}/{spec.arm}"] += 1
+        scenarios_used.add(spec.scenario_id)
+        _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, tally)
+    for scenario_id in sorted(scenarios_used):
+        first = _tokens(RESPONDER_SYSTEM + tasks[scenario_id]) + 20
+        tally.add("responder", responder.id, first, response_tokens)
+        tally.add("responder", responder.id, first + response_tokens + 60, response_tokens)
+    result = Estimate(
+        trials=dict(sorted(trials.items())),
+        trials_total=sum(trials.values()),
+        calls=dict(sorted(tally.calls.items())),
+        tokens_by_model=tally.tokens,
+        cost=cost_of(tally.tokens, config.prices),
+    )
+    result.notes.append(
+        "calls exclude re-asks after invalid answers; tokens assume every answer uses its full "
+        "max_tokens (4 characters a token)"
+    )
+    result.wall_seconds, note = _wall_time(config, tally)
+    result.notes.append(note)
+    return result
+
+
+def _wall_time(config: ExperimentConfig, tally: _Tally) -> tuple[float | None, str]:
+    """The time the slowest configured limit allows, if every model has a limit."""
+    bounds = []
+    for model_id, usage in tally.tokens.items():
+        spec = next((s for s in config.models.values() if s.id == model_id), None)
+        limits = getattr(spec, "limits", None) if spec is not None else None
+        rpm = getattr(limits, "requests_per_minute", None)
+        tpm = getattr(limits, "tokens_per_minute", None)
+        if rpm is None and tpm is None:
+            return None, f"no rate limit configured for {model_id}: time depends on its latency"
+        if rpm:
+            bounds.append(60.0 * tally.calls_by_model[model_id] / rpm)
+        if tpm:
+            bounds.append(60.0 * (usage.prompt_tokens + usage.completion_tokens) / tpm)
+    if not bounds:
+        return None, "no model calls"
+    return round(max(bounds), 1), "wall time at the configured rate limits (a lower bound)"

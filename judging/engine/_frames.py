@@ -1,0 +1,218 @@
+"""Stored records as the DataFrames the analysis package reads.
+
+``scores`` has one row per (judge turn, candidate, metric) of every parsed turn; ``verdicts``
+one row per finished pair trial (the panel's consensus); ``turns`` one row per judge turn,
+parsed or not, for failure rates (with the trial's labels and the judge's own pair verdict);
+``consensus`` one row per (finished trial, candidate, metric) with the panel's combined score.
+Candidate ids are mapped back to identity labels here. ``replicate`` and the response order are
+carried on every frame so analyses can pair the same response under two labels.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from fairpanel.judging.engine._store import Store
+from fairpanel.judging.protocol._judgment import METRICS
+
+__all__ = ["RunFrames", "load_frames"]
+
+CANDIDATES = ("A", "B")
+
+
+class RunFrames:
+    def __init__(
+        self,
+        scores: pd.DataFrame,
+        verdicts: pd.DataFrame,
+        turns: pd.DataFrame,
+        consensus: pd.DataFrame | None = None,
+    ) -> None:
+        self.scores = scores
+        self.verdicts = verdicts
+        self.turns = turns
+        self.consensus = (
+            pd.DataFrame(columns=_CONSENSUS_COLUMNS) if consensus is None else consensus
+        )
+
+    def where(self, **design: str) -> RunFrames:
+        """The rows of one arm, treatment or signal, e.g. ``frames.where(arm="main")``."""
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            mask = pd.Series(True, index=frame.index)
+            for column, value in design.items():
+                mask &= frame[column] == value
+            return frame[mask].reset_index(drop=True)
+
+        return RunFrames(
+            keep(self.scores), keep(self.verdicts), keep(self.turns), keep(self.consensus)
+        )
+
+    def values(self, column: str) -> list[str]:
+        """The distinct values of a design column, in first-seen order."""
+        seen = pd.concat([self.scores[column], self.verdicts[column], self.turns[column]])
+        return list(dict.fromkeys(str(v) for v in pd.unique(seen)))
+
+
+def _design_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """The design variables an analysis splits by (older stores lack them: main, none)."""
+    return {
+        "arm": spec.get("arm", "main"),
+        "treatment": spec.get("treatment", "none"),
+        "signal": spec.get("signal", "explicit"),
+    }
+
+
+def _label_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """Where a trial sits in the design: scenario, replicate, labels and responses in order."""
+    identities = spec["identities"]
+    responses = spec["response_indices"]
+    return {
+        "base_id": spec["base_id"],
+        "scenario_id": spec["scenario_id"],
+        "replicate": int(spec.get("replicate", 0)),
+        "first_identity": identities[0],
+        "second_identity": identities[1] if len(identities) > 1 else None,
+        "first_response_index": responses[0],
+    }
+
+
+def _winner_position(parsed: dict[str, Any] | None) -> float:
+    winner = None if parsed is None else parsed.get("winner")
+    return float(CANDIDATES.index(winner)) if winner in CANDIDATES else math.nan
+
+
+def _consensus_rows(
+    key: str, spec: dict[str, Any], consensus: dict[str, Any]
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    combined: dict[str, dict[str, float]] = consensus.get("scores") or {}
+    for position, candidate in enumerate(CANDIDATES[: len(spec["identities"])]):
+        for metric, score in sorted(combined.get(candidate, {}).items()):
+            rows.append(
+                {
+                    "trial_key": key,
+                    **_design_columns(spec),
+                    "protocol": spec["protocol"],
+                    "base_id": spec["base_id"],
+                    "scenario_id": spec["scenario_id"],
+                    "category": spec["category"],
+                    "identity": spec["identities"][position],
+                    "position": position,
+                    "response_index": spec["response_indices"][position],
+                    "replicate": int(spec.get("replicate", 0)),
+                    "consensus_method": consensus.get("method"),
+                    "metric": metric,
+                    "score": float(score),
+                }
+            )
+    return rows
+
+
+def load_frames(store: Store) -> RunFrames:
+    specs: dict[str, dict[str, Any]] = {}
+    verdict_rows: list[dict[str, Any]] = []
+    consensus_rows: list[dict[str, Any]] = []
+    for key, spec, status, _error, consensus in store.iter_trials():
+        specs[key] = spec
+        if status == "ok" and consensus is not None:
+            consensus_rows.extend(_consensus_rows(key, spec, consensus))
+        if spec["protocol"] != "pair" or status != "ok" or consensus is None:
+            continue
+        winner = consensus.get("winner")
+        position = CANDIDATES.index(winner) if winner in CANDIDATES else None
+        verdict_rows.append(
+            {
+                "trial_key": key,
+                **_design_columns(spec),
+                "base_id": spec["base_id"],
+                "scenario_id": spec["scenario_id"],
+                "category": spec["category"],
+                "first_identity": spec["identities"][0],
+                "second_identity": spec["identities"][1],
+                "first_response_index": spec["response_indices"][0],
+                "winner_position": math.nan if position is None else float(position),
+                "winner_identity": None if position is None else spec["identities"][position],
+                "replicate": int(spec.get("replicate", 0)),
+                "second_response_index": spec["response_indices"][1],
+            }
+        )
+    score_rows: list[dict[str, Any]] = []
+    turn_rows: list[dict[str, Any]] = []
+    for turn in store.iter_turns():
+        spec = specs[turn["trial_key"]]
+        parsed = turn["parsed"]
+        turn_rows.append(
+            {
+                "trial_key": turn["trial_key"],
+                **_design_columns(spec),
+                "protocol": spec["protocol"],
+                "category": spec["category"],
+                "judge": turn["judge"],
+                "judge_model": turn["judge_model"],
+                "round": turn["round"],
+                "round_kind": turn["round_kind"],
+                "attempts": turn["attempts"],
+                "parse_ok": parsed is not None,
+                **_label_columns(spec),
+                "winner_position": _winner_position(parsed),
+            }
+        )
+        if parsed is None:
+            continue
+        per_candidate = (
+            {"A": parsed} if spec["protocol"] == "single" else {c: parsed[c] for c in CANDIDATES}
+        )
+        for position, candidate in enumerate(CANDIDATES[: len(spec["identities"])]):
+            for metric in METRICS:
+                score_rows.append(
+                    {
+                        "trial_key": turn["trial_key"],
+                        **_design_columns(spec),
+                        "protocol": spec["protocol"],
+                        "base_id": spec["base_id"],
+                        "scenario_id": spec["scenario_id"],
+                        "category": spec["category"],
+                        "identity": spec["identities"][position],
+                        "position": position,
+                        "response_index": spec["response_indices"][position],
+                        "judge": turn["judge"],
+                        "judge_model": turn["judge_model"],
+                        "round": turn["round"],
+                        "round_kind": turn["round_kind"],
+                        "metric": metric,
+                        "score": float(per_candidate[candidate][metric]),
+                        "replicate": int(spec.get("replicate", 0)),
+                    }
+                )
+    return RunFrames(
+        scores=pd.DataFrame(score_rows, columns=_SCORE_COLUMNS),
+        verdicts=pd.DataFrame(verdict_rows, columns=_VERDICT_COLUMNS),
+        turns=pd.DataFrame(turn_rows, columns=_TURN_COLUMNS),
+        consensus=pd.DataFrame(consensus_rows, columns=_CONSENSUS_COLUMNS),
+    )
+
+
+_DESIGN_COLUMNS = ["arm", "treatment", "signal"]
+_SCORE_COLUMNS = [
+    "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
+    "identity", "position", "response_index", "judge", "judge_model", "round", "round_kind",
+    "metric", "score", "replicate",
+]  # fmt: skip
+_VERDICT_COLUMNS = [
+    "trial_key", *_DESIGN_COLUMNS, "base_id", "scenario_id", "category", "first_identity",
+    "second_identity", "first_response_index", "winner_position", "winner_identity",
+    "replicate", "second_response_index",
+]  # fmt: skip
+_TURN_COLUMNS = [
+    "trial_key", *_DESIGN_COLUMNS, "protocol", "category", "judge", "judge_model", "round",
+    "round_kind", "attempts", "parse_ok", "base_id", "scenario_id", "replicate",
+    "first_identity", "second_identity", "first_response_index", "winner_position",
+]  # fmt: skip
+_CONSENSUS_COLUMNS = [
+    "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
+    "identity", "position", "response_index", "replicate", "consensus_method", "metric", "score",
+]  # fmt: skip

@@ -1,0 +1,389 @@
+"""The run's SQLite file: every model call, every response, every trial and judge turn.
+
+Calls are written the moment they return, trials (with all their turns) in one transaction
+when they finish, so killing the process loses at most the calls in flight. WAL mode keeps
+readers (``fairpanel report`` during a run) from blocking the writer.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from fairpanel.agents import ModelReply, ModelRequest, Usage
+from fairpanel.judging.protocol._records import TrialRecord
+
+__all__ = [
+    "STORE_FILE",
+    "STORE_SCHEMA_VERSION",
+    "Store",
+    "StudyItemRecord",
+]
+
+STORE_FILE = "fairpanel.sqlite"
+STORE_SCHEMA_VERSION = 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    role TEXT NOT NULL,
+    request TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS responses (
+    scenario_id TEXT NOT NULL,
+    response_index INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    call_key TEXT NOT NULL,
+    PRIMARY KEY (scenario_id, response_index, model)
+);
+CREATE TABLE IF NOT EXISTS trials (
+    key TEXT PRIMARY KEY,
+    protocol TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error TEXT,
+    consensus TEXT,
+    schema_version INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS turns (
+    trial_key TEXT NOT NULL REFERENCES trials(key) ON DELETE CASCADE,
+    round INTEGER NOT NULL,
+    round_kind TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    speaker_index INTEGER NOT NULL,
+    judge_model TEXT NOT NULL,
+    raw_text TEXT NOT NULL,
+    parsed TEXT,
+    parse_error TEXT,
+    attempts INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    call_keys TEXT NOT NULL,
+    PRIMARY KEY (trial_key, round, judge)
+);
+"""
+
+# Schema changes after version 1, applied in order to fresh and older files alike, so a run
+# folder written by an earlier fairpanel stays readable (and resumable) after an upgrade.
+_MIGRATIONS: dict[int, str] = {
+    # 2: studies other than the judge panel (fairpanel.studies) store one row per design item.
+    2: """
+    CREATE TABLE IF NOT EXISTS study_items (
+        key TEXT PRIMARY KEY,
+        study TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+        error TEXT,
+        result TEXT,
+        call_keys TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    """,
+}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class StudyItemRecord:
+    """One finished item of a study: its spec, outcome and the keys of the calls it made."""
+
+    key: str
+    study: str
+    spec: dict[str, Any]
+    status: str
+    error: str | None
+    result: dict[str, Any] | None
+    call_keys: Sequence[str] = ()
+
+
+class Store:
+    """One run folder's database. Implements the agents' ``CallCache``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(_SCHEMA)
+        self._migrate()
+
+    def _schema_version(self) -> int | None:
+        found = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return None if found is None else int(found[0])
+
+    def _migrate(self) -> None:
+        """Bring the file to ``STORE_SCHEMA_VERSION`` (a fresh file starts at version 1)."""
+        with self._transaction():
+            version = self._schema_version()
+            if version is None:
+                version = 1
+                self._db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '1')")
+            if version > STORE_SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} has store schema {version}; this fairpanel reads "
+                    f"{STORE_SCHEMA_VERSION} and older"
+                )
+            for target in range(version + 1, STORE_SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target].split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),)
+                )
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- calls (the response cache) ---------------------------------------------------------
+
+    def get_call(self, key: str) -> ModelReply | None:
+        row = self._db.execute(
+            "SELECT reply, finish_reason, prompt_tokens, completion_tokens, cached_tokens, "
+            "latency_s FROM calls WHERE key = ?",
+            (key,),
+        ).fetchone()
+        if row is None:
+            return None
+        return ModelReply(
+            text=row[0],
+            finish_reason=row[1],
+            usage=Usage(prompt_tokens=row[2], completion_tokens=row[3], cached_tokens=row[4]),
+            latency_s=row[5],
+        )
+
+    def put_call(self, key: str, request: ModelRequest, reply: ModelReply, role: str) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                request.model,
+                request.endpoint,
+                role,
+                request.model_dump_json(),
+                reply.text,
+                reply.finish_reason,
+                reply.usage.prompt_tokens,
+                reply.usage.completion_tokens,
+                reply.usage.cached_tokens,
+                reply.latency_s,
+                _now(),
+            ),
+        )
+
+    def call_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+
+    # -- responses -----------------------------------------------------------------------------
+
+    def put_response(
+        self, scenario_id: str, response_index: int, model: str, text: str, call_key: str
+    ) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
+            (scenario_id, response_index, model, text, call_key),
+        )
+
+    def get_response(self, scenario_id: str, response_index: int, model: str) -> str | None:
+        row = self._db.execute(
+            "SELECT text FROM responses WHERE scenario_id=? AND response_index=? AND model=?",
+            (scenario_id, response_index, model),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def responses(self) -> list[tuple[str, int, str, str]]:
+        rows = self._db.execute(
+            "SELECT scenario_id, response_index, model, text FROM responses "
+            "ORDER BY scenario_id, response_index"
+        ).fetchall()
+        return [(str(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    # -- trials ----------------------------------------------------------------------------------
+
+    def finished_keys(self, *, include_failed: bool = True) -> set[str]:
+        query = "SELECT key FROM trials" + ("" if include_failed else " WHERE status = 'ok'")
+        return {str(row[0]) for row in self._db.execute(query)}
+
+    def put_trial(self, record: TrialRecord) -> None:
+        """Write a trial and all its turns atomically (replacing an earlier failed attempt)."""
+        with self._transaction():
+            self._db.execute("DELETE FROM turns WHERE trial_key = ?", (record.key,))
+            self._db.execute(
+                "INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.key,
+                    record.protocol,
+                    json.dumps(record.spec, sort_keys=True),
+                    record.status,
+                    record.error,
+                    None if record.consensus is None else json.dumps(record.consensus),
+                    int(record.spec.get("schema_version", 1)),
+                    _now(),
+                ),
+            )
+            self._db.executemany(
+                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        record.key,
+                        turn.round,
+                        turn.round_kind,
+                        turn.judge,
+                        turn.speaker_index,
+                        turn.judge_model,
+                        turn.raw_text,
+                        None if turn.parsed is None else json.dumps(turn.parsed),
+                        turn.parse_error,
+                        turn.attempts,
+                        turn.usage.prompt_tokens,
+                        turn.usage.completion_tokens,
+                        turn.latency_s,
+                        json.dumps(list(turn.call_keys)),
+                    )
+                    for turn in record.turns
+                ],
+            )
+
+    def trial_status_counts(self) -> dict[str, int]:
+        rows = self._db.execute("SELECT status, COUNT(*) FROM trials GROUP BY status").fetchall()
+        return {str(status): int(count) for status, count in rows}
+
+    def iter_trials(self) -> Iterator[tuple[str, dict[str, Any], str, str | None, Any]]:
+        for key, spec, status, error, consensus in self._db.execute(
+            "SELECT key, spec, status, error, consensus FROM trials ORDER BY key"
+        ):
+            yield (
+                str(key),
+                json.loads(spec),
+                str(status),
+                error,
+                None if consensus is None else json.loads(consensus),
+            )
+
+    def iter_turns(self) -> Iterator[dict[str, Any]]:
+        cursor = self._db.execute(
+            "SELECT trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, "
+            "parsed, parse_error, attempts, prompt_tokens, completion_tokens, latency_s "
+            "FROM turns ORDER BY trial_key, round, speaker_index"
+        )
+        names = [d[0] for d in cursor.description]
+        for row in cursor:
+            item = dict(zip(names, row, strict=True))
+            item["parsed"] = None if item["parsed"] is None else json.loads(item["parsed"])
+            yield item
+
+    # -- study items (fairpanel.studies) -------------------------------------------------------
+
+    def put_study_item(self, record: StudyItemRecord) -> None:
+        """Write one item in a single statement (replacing an earlier failed attempt)."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO study_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.key,
+                record.study,
+                json.dumps(record.spec, sort_keys=True),
+                record.status,
+                record.error,
+                None if record.result is None else json.dumps(record.result, sort_keys=True),
+                json.dumps(list(record.call_keys)),
+                _now(),
+            ),
+        )
+
+    def study_item_statuses(self, study: str) -> dict[str, tuple[str, str | None]]:
+        """(status, error) of every stored item of ``study``, by key."""
+        rows = self._db.execute(
+            "SELECT key, status, error FROM study_items WHERE study = ?", (study,)
+        ).fetchall()
+        return {str(key): (str(status), error) for key, status, error in rows}
+
+    def iter_study_items(self, study: str) -> Iterator[StudyItemRecord]:
+        for key, spec, status, error, result, call_keys in self._db.execute(
+            "SELECT key, spec, status, error, result, call_keys FROM study_items "
+            "WHERE study = ? ORDER BY key",
+            (study,),
+        ):
+            yield StudyItemRecord(
+                key=str(key),
+                study=study,
+                spec=json.loads(spec),
+                status=str(status),
+                error=error,
+                result=None if result is None else json.loads(result),
+                call_keys=tuple(json.loads(call_keys)),
+            )
+
+    def failed_turns(self, limit: int) -> list[dict[str, Any]]:
+        """The first ``limit`` judge turns that did not parse (in trial-key and round order),
+        with their trial's identities, raw text and error."""
+        cursor = self._db.execute(
+            "SELECT t.trial_key, t.round_kind, t.judge, t.raw_text, t.parse_error, tr.spec "
+            "FROM turns t JOIN trials tr ON tr.key = t.trial_key WHERE t.parsed IS NULL "
+            "ORDER BY t.trial_key, t.round, t.speaker_index LIMIT ?",
+            (limit,),
+        )
+        names = [d[0] for d in cursor.description]
+        rows = []
+        for row in cursor:
+            item = dict(zip(names, row, strict=True))
+            item["identities"] = list(json.loads(item.pop("spec"))["identities"])
+            rows.append(item)
+        return rows
+
+    def tokens_by_role(self) -> dict[str, Usage]:
+        rows = self._db.execute(
+            "SELECT role, SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens) "
+            "FROM calls GROUP BY role"
+        ).fetchall()
+        return {
+            str(role): Usage(prompt_tokens=p or 0, completion_tokens=c or 0, cached_tokens=k or 0)
+            for role, p, c, k in rows
+        }
+
+    def tokens_by_role_and_model(self) -> dict[tuple[str, str], Usage]:
+        rows = self._db.execute(
+            "SELECT role, model, SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens) "
+            "FROM calls GROUP BY role, model"
+        ).fetchall()
+        return {
+            (str(role), str(model)): Usage(
+                prompt_tokens=p or 0, completion_tokens=c or 0, cached_tokens=k or 0
+            )
+            for role, model, p, c, k in rows
+        }
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")

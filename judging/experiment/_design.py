@@ -1,0 +1,259 @@
+"""Which trials an experiment consists of.
+
+A trial is fully determined by the design: protocol, arm, scenario, identity labels and how
+they are signalled, worded and placed, which response is shown where, the panel and its
+speaker order, the models and their sampling, the consensus rule, the treatment, the
+replicate and the seed. Its key hashes all of that, so a re-run finds it. Trials are
+generated lazily, so a large design never sits in memory at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from fairpanel.agents import Sampling, canonical_json, endpoint_of
+from fairpanel.judging.experiment._config import ExperimentConfig, Treatment
+from fairpanel.personas import Identity, IdentitySet
+from fairpanel.scenarios import DerivedScenario
+
+__all__ = [
+    "PLACEBO_CATEGORY",
+    "TRIAL_SCHEMA_VERSION",
+    "SeatSpec",
+    "TrialSpec",
+    "injected_twin",
+    "iter_trials",
+]
+
+TRIAL_SCHEMA_VERSION = 3
+PLACEBO_CATEGORY = "control"
+
+Arm = Literal["main", "placebo", "same_label", "injection"]
+
+
+class SeatSpec(BaseModel):
+    """One judge as it sits in a trial: persona, model (as configured and as resolved), sampling."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    persona: str
+    model: str
+    model_id: str
+    endpoint: str
+    sampling: Sampling
+
+
+class TrialSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = TRIAL_SCHEMA_VERSION
+    protocol: Literal["single", "pair"]
+    arm: Arm
+    scenario_id: str
+    base_id: str
+    category: str
+    identities: tuple[str, ...]
+    signal: Literal["explicit", "name"]
+    authors: tuple[str, ...]
+    label_position: Literal["tag", "header", "footer"]
+    label_wording: str
+    response_indices: tuple[int, ...]
+    seats: tuple[SeatSpec, ...]
+    responder_model: str
+    discussion_rounds: int
+    max_reasks: int
+    consensus: str
+    moderator: SeatSpec | None
+    final_vote: Literal["open", "blind"]
+    treatment: str
+    judge_instruction: str | None
+    replicate: int
+    seed: int
+    injection: str | None = None
+    """The instruction planted in the last shown candidate (arm ``injection`` only)."""
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """Persona names in speaker order."""
+        return tuple(seat.persona for seat in self.seats)
+
+    def key(self) -> str:
+        data = self.model_dump(mode="json")
+        if data["injection"] is None:
+            del data["injection"]  # trials without it keep the keys they had before it existed
+        payload = canonical_json(data)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _pick(seed: int, *parts: object, size: int) -> int:
+    digest = hashlib.sha256(canonical_json([seed, *map(str, parts)]).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % size
+
+
+def _rotate(seats: Sequence[SeatSpec], offset: int) -> tuple[SeatSpec, ...]:
+    return tuple(seats[offset:]) + tuple(seats[:offset])
+
+
+def _seat(config: ExperimentConfig, persona: str, model: str, sampling: Sampling) -> SeatSpec:
+    resolved = config.model_spec(model)
+    return SeatSpec(
+        persona=persona,
+        model=model,
+        model_id=resolved.id,
+        endpoint=endpoint_of(resolved),
+        sampling=resolved.sampling.merged(sampling),
+    )
+
+
+def _author(
+    identity: Identity, signal: str, seed: int, scenario_id: str, replicate: int
+) -> str | None:
+    """How the identity is shown: its explicit phrase, or a seeded pick of its name cues."""
+    if signal == "explicit":
+        return identity.explicit
+    if not identity.names:
+        return None
+    return identity.names[_pick(seed, "name", identity.label, scenario_id, replicate,
+                                size=len(identity.names))]  # fmt: skip
+
+
+def _arrangements(
+    config: ExperimentConfig, scenario_id: str, first: str, second: str, replicate: int
+) -> list[tuple[tuple[str, str], tuple[int, int]]]:
+    """(labels in shown order, responses in shown order) for one pair of labels."""
+    orders = ((1, 2), (2, 1))
+    if first == second:
+        every = [((first, second), responses) for responses in orders]
+    else:
+        every = [
+            (labels, responses)
+            for responses in orders
+            for labels in ((first, second), (second, first))
+        ]
+    if config.pair.counterbalance:
+        return every
+    # One arrangement per pair, chosen by the seed, so no label or position is favoured by design.
+    return [every[_pick(config.seed, scenario_id, first, second, replicate, size=len(every))]]
+
+
+def _pair_plan(
+    config: ExperimentConfig, identities: IdentitySet
+) -> list[tuple[Arm, str, Identity, Identity]]:
+    """(arm, category, first, second) for every pair of labels the design contains."""
+    plan: list[tuple[Arm, str, Identity, Identity]] = []
+    for name in config.pair.categories or config.identities.categories:
+        members = identities.category(name).identities
+        plan.extend(("main", name, a, b) for a, b in itertools.combinations(members, 2))
+        if config.arms.same_label:
+            plan.extend(("same_label", name, a, a) for a in members)
+    if config.arms.placebo:
+        person = identities.category(PLACEBO_CATEGORY).identities[0]
+        plan.append(("placebo", PLACEBO_CATEGORY, person, person))
+    return plan
+
+
+def _single_plan(config: ExperimentConfig, identities: IdentitySet) -> list[tuple[Arm, Identity]]:
+    plan: list[tuple[Arm, Identity]] = [
+        ("main", identity)
+        for name in config.identities.categories
+        for identity in identities.category(name).identities
+    ]
+    if config.arms.placebo:
+        plan.append(("placebo", identities.category(PLACEBO_CATEGORY).identities[0]))
+    return plan
+
+
+def iter_trials(
+    config: ExperimentConfig,
+    scenarios: Sequence[DerivedScenario],
+    identities: IdentitySet,
+) -> Iterator[TrialSpec]:
+    """Every trial of the design, in a stable order (an injected twin after each main trial)."""
+    for spec in _iter_design(config, scenarios, identities):
+        yield spec
+        if config.arms.injection and spec.arm == "main":
+            yield injected_twin(spec, config.arms.injection_text)
+
+
+def injected_twin(spec: TrialSpec, injection: str) -> TrialSpec:
+    """``spec`` with ``injection`` planted in its last shown candidate."""
+    return spec.model_copy(update={"arm": "injection", "injection": injection})
+
+
+def _iter_design(
+    config: ExperimentConfig,
+    scenarios: Sequence[DerivedScenario],
+    identities: IdentitySet,
+) -> Iterator[TrialSpec]:
+    panel = config.panel
+    seats = [
+        _seat(config, seat.persona, seat.model or panel.model, seat.sampling or panel.sampling)
+        for seat in panel.seats()
+    ]
+    moderator = (
+        _seat(config, panel.moderator, panel.model, panel.sampling)
+        if panel.consensus == "moderator"
+        else None
+    )
+    common: dict[str, Any] = {
+        "label_position": config.identities.label_position,
+        "label_wording": config.identities.label_wording,
+        "responder_model": config.responder_spec.id,
+        "discussion_rounds": panel.discussion_rounds,
+        "max_reasks": panel.max_reasks,
+        "consensus": panel.consensus,
+        "moderator": moderator,
+        "final_vote": panel.final_vote,
+        "seed": config.seed,
+    }
+    singles = _single_plan(config, identities) if "single" in config.protocols else []
+    pairs = _pair_plan(config, identities) if "pair" in config.protocols else []
+
+    def spec(treatment: Treatment, replicate: int, signal: str, **fields: Any) -> TrialSpec:
+        order = _pick(config.seed, fields["scenario_id"], fields["identities"],
+                      fields["response_indices"], signal, replicate, size=len(seats))  # fmt: skip
+        return TrialSpec(
+            treatment=treatment.name,
+            judge_instruction=treatment.judge_instruction,
+            replicate=replicate,
+            signal=signal,
+            seats=_rotate(seats, order),
+            **fields,
+            **common,
+        )
+
+    for treatment, replicate, scenario, signal in itertools.product(
+        config.treatments, range(config.replicates), scenarios, config.identities.signals
+    ):
+        where = {"scenario_id": scenario.id, "base_id": scenario.base_id}
+        for arm, identity in singles:
+            author = _author(identity, signal, config.seed, scenario.id, replicate)
+            if author is None or (arm == "placebo" and signal != "explicit"):
+                continue
+            yield spec(
+                treatment, replicate, signal, protocol="single", arm=arm,
+                category=identity.category, identities=(identity.label,), authors=(author,),
+                response_indices=(1,), **where,
+            )  # fmt: skip
+        for arm, category, first, second in pairs:
+            if arm == "placebo" and signal != "explicit":
+                continue
+            by_label = {first.label: first, second.label: second}
+            for labels, responses in _arrangements(
+                config, scenario.id, first.label, second.label, replicate
+            ):
+                authors = tuple(
+                    _author(by_label[label], signal, config.seed, scenario.id, replicate)
+                    for label in labels
+                )
+                if any(author is None for author in authors):
+                    continue
+                yield spec(
+                    treatment, replicate, signal, protocol="pair", arm=arm, category=category,
+                    identities=labels, authors=authors, response_indices=responses, **where,
+                )  # fmt: skip

@@ -1,0 +1,144 @@
+"""The comparison as people read it: one line of cells per run (shared by the terminal table
+and the HTML page), the rich table, and compare.html (self-contained, in the report's look)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+
+from fairpanel.report._html import environment, redact
+from fairpanel.report._verdict import format_p
+
+__all__ = ["COLUMNS", "leaderboard_cells", "leaderboard_table", "render_compare_html"]
+
+COLUMNS = (
+    ("rank", "#"),
+    ("run", "run"),
+    ("judge", "judge model(s)"),
+    ("identity_effect", "largest identity effect (95% CI, Holm p)"),
+    ("detected", "detected / tests"),
+    ("position_bias", "first-position win rate (95% CI)"),
+    ("false_positives", "control false positives"),
+    ("agreement", "agreement (mean alpha)"),
+    ("parse_failures", "parse failures"),
+    ("cost", "USD per 1,000 judgments"),
+)
+SHORT_HEADERS = {
+    "identity_effect": "identity effect",
+    "detected": "detected",
+    "position_bias": "1st-position wins",
+    "false_positives": "control FP",
+    "agreement": "alpha",
+    "parse_failures": "parse fail",
+    "cost": "USD/1k",
+}
+
+
+def _effect_cell(effect: Mapping[str, Any] | None) -> str:
+    if effect is None:
+        return "-"
+    unit = " pts" if effect.get("scale") == "score points" else ""
+    return (
+        f"{effect['category']} {effect['metric']} {effect['contrast']}: "
+        f"{float(effect['estimate']):+.2f}{unit} ({_num(effect.get('ci_low'))} to "
+        f"{_num(effect.get('ci_high'))}, p={format_p(effect.get('p_holm'))})"
+    )
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    return "-" if value is None else f"{float(value):+.{digits}f}"
+
+
+def _pct(value: Any, digits: int = 1) -> str:
+    return "-" if value is None else f"{float(value):.{digits}%}"
+
+
+def _cost_cell(cost: Mapping[str, Any]) -> str:
+    if cost.get("usd_per_1000") is not None:
+        return f"{float(cost['usd_per_1000']):,.4f}"
+    tokens = cost.get("tokens_per_judgment")
+    per = f"; {float(tokens):,.0f} tokens/judgment" if tokens is not None else ""
+    return f"unpriced{per}"
+
+
+def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
+    """Every column of one leaderboard row as text."""
+    position = row["position_bias"]
+    controls = row["false_positives"]
+    agreement = row["agreement"]
+    failures = row["parse_failures"]
+    return {
+        "rank": str(row.get("rank", "")),
+        "run": str(row["run"]),
+        "judge": str(row["judge"]),
+        "identity_effect": _effect_cell(row["identity_effect"]),
+        "detected": f"{row['detected']} / {row['tests']}",
+        "position_bias": (
+            f"{_pct(position['first_position_win_rate'])} ({_pct(position['ci_low'])} to "
+            f"{_pct(position['ci_high'])}, n={position['n']})"
+            if position.get("first_position_win_rate") is not None
+            else "-"
+        ),
+        "false_positives": (
+            f"{controls['rejected']} / {controls['tests']}" if controls["tests"] else "no controls"
+        ),
+        "agreement": (
+            f"{float(agreement['mean_alpha']):.2f} (min {float(agreement['min_alpha']):.2f})"
+            if agreement["mean_alpha"] is not None
+            else "- (one judge)"
+            if agreement["n_rows"] == 0
+            else "-"
+        ),
+        "parse_failures": (
+            f"{_pct(failures['rate'], 2)} ({failures['failed']}/{failures['turns']})"
+            if failures["rate"] is not None
+            else "-"
+        ),
+        "cost": _cost_cell(row["cost"]),
+    }
+
+
+def leaderboard_table(comparison: Mapping[str, Any]) -> Table:
+    """The leaderboard for the terminal; a design mismatch shows in the title."""
+    title = "Judge leaderboard"
+    if not comparison["same_design"]:
+        title += " [bold red](designs differ: not like for like)[/]"
+    sort = comparison["sort"]
+    table = Table(
+        title=title,
+        caption=f"sorted by {sort['by']}, {sort['order']}; columns in docs/compare.md",
+    )
+    for key, header in COLUMNS:
+        table.add_column(SHORT_HEADERS.get(key, header), overflow="fold")
+    for row in comparison["leaderboard"]:
+        cells = leaderboard_cells(row)
+        table.add_row(*(cells[key] for key, _ in COLUMNS))
+    return table
+
+
+def _report_css() -> str:
+    """The reports' shared stylesheet, so every page looks alike."""
+    env = environment()
+    assert env.loader is not None
+    source = env.loader.get_source(env, "_base.html.j2")[0]
+    found = re.search(r"<style>(.*?)</style>", source, re.DOTALL)
+    return found.group(1) if found else ""
+
+
+def render_compare_html(comparison: Mapping[str, Any], generated_at: str | None = None) -> str:
+    """compare.html: one self-contained page (inline CSS, no scripts, no external resources)."""
+    safe = redact(comparison)
+    rows = [leaderboard_cells(row) for row in safe["leaderboard"]]
+    page = environment().get_template("compare.html.j2")
+    return str(
+        page.render(
+            comparison=safe,
+            columns=COLUMNS,
+            rows=rows,
+            css=_report_css(),
+            generated_at=generated_at,
+        )
+    )

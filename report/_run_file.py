@@ -1,0 +1,92 @@
+"""Writes RUN_DIR/report.html from what the run folder holds.
+
+The analysis package renders; this module gathers the inputs (the results dict, the store's
+scores, summary.json, manifest.json, experiment.resolved.json, a few unparsed answers) because
+only the judging package reads the store. Nothing outside the run folder goes into the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fairpanel.judging import STORE_FILE, Store, load_frames
+from fairpanel.report._run_page import ReportInputs, render_report
+
+__all__ = ["REPORT_FILE", "write_report", "write_report_html"]
+
+REPORT_FILE = "report.html"
+FAILURE_EXAMPLES = 6
+RAW_TEXT_LIMIT = 600
+
+
+def _read_json(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _failure_examples(store: Store) -> list[dict[str, Any]]:
+    """The first few stored parse failures (in key order, so the choice is stable)."""
+    examples = []
+    for turn in store.failed_turns(FAILURE_EXAMPLES):
+        raw = str(turn["raw_text"])
+        examples.append(
+            {
+                "judge": turn["judge"],
+                "round_kind": turn["round_kind"],
+                "identities": " vs ".join(turn["identities"]),
+                "parse_error": turn["parse_error"],
+                "raw_text": raw if len(raw) <= RAW_TEXT_LIMIT else raw[:RAW_TEXT_LIMIT] + " […]",
+            }
+        )
+    return examples
+
+
+def write_report(
+    run_dir: Path, results: dict[str, Any], scores: pd.DataFrame | None = None
+) -> Path:
+    """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html;
+    ``scores`` is the store's scores frame when the caller already holds it."""
+    store = Store(run_dir / STORE_FILE)
+    try:
+        if scores is None:
+            scores = load_frames(store).scores
+        examples = _failure_examples(store)
+    finally:
+        store.close()
+    experiment = _read_json(run_dir / "experiment.resolved.json")
+    name = experiment.get("name") if isinstance(experiment, dict) else None
+    html = render_report(
+        ReportInputs(
+            results=results,
+            scores=scores,
+            run_name=str(name or run_dir.name),
+            summary=_read_json(run_dir / "summary.json"),
+            manifest=_read_json(run_dir / "manifest.json"),
+            experiment=experiment,
+            failure_examples=examples,
+            generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        )
+    )
+    return write_report_html(run_dir, html)
+
+
+def write_report_html(run_dir: Path, html: str) -> Path:
+    """Write ``html`` to RUN_DIR/report.html atomically, so a reader never opens a half-written
+    file."""
+    target = run_dir / REPORT_FILE
+    # A plain open (not mkstemp, which makes the file private) so the umask decides who may read.
+    temporary = run_dir / f".report-{os.getpid()}.html"
+    try:
+        temporary.write_text(html, encoding="utf-8")
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return target

@@ -1,0 +1,327 @@
+"""The run's HTML report: one self-contained file (inline CSS, figures as PNG data URIs).
+
+``render_report`` is pure: it reads the results dict, the scores frame and the run folder's
+JSON files as given, and renders ``templates/report.html.j2``. Every block of results.json is
+optional; a missing one becomes a short note saying what is absent, never an error. Only what
+the caller passes is shown, and URLs and secret-looking keys are redacted on the way in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from fairpanel.analysis import OVERALL, moved_by_injection
+from fairpanel.judging import METRICS
+from fairpanel.report import _run_figures as plots
+from fairpanel.report._html import environment, integer, percent, redact
+from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
+
+__all__ = ["ReportInputs", "redact", "render_report"]
+
+
+@dataclass
+class ReportInputs:
+    """Everything a report shows. ``scores`` is the run's scores frame (any arms and
+    treatments; the report keeps the main arm under the baseline treatment, final round)."""
+
+    results: Mapping[str, Any]
+    scores: pd.DataFrame
+    run_name: str = "run"
+    summary: Mapping[str, Any] | None = None
+    manifest: Mapping[str, Any] | None = None
+    experiment: Mapping[str, Any] | None = None
+    failure_examples: Sequence[Mapping[str, Any]] = field(default_factory=list)
+    generated_at: str | None = None
+
+
+# --- section data -------------------------------------------------------------------------------
+
+
+def _baseline_scores(scores: pd.DataFrame, results: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows the headline analysis covers: main arm, baseline treatment, single protocol,
+    the analysed round (results['round_kind'], final by default)."""
+    if scores.empty:
+        return scores
+    keep = pd.Series(True, index=scores.index)
+    if "arm" in scores.columns:
+        keep &= scores["arm"] == "main"
+    treatments = (results.get("design") or {}).get("treatments") or []
+    if "treatment" in scores.columns and treatments:
+        keep &= scores["treatment"] == treatments[0]
+    keep &= scores["protocol"] == "single"
+    keep &= scores["round_kind"] == results.get("round_kind", "final")
+    kept: pd.DataFrame = scores.loc[keep]
+    return kept
+
+
+def _chi_square_rows(block: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [
+        *(block.get("single") or {}).get("chi_square", []),
+        *(block.get("pair") or {}).get("chi_square", []),
+    ]
+
+
+def _smallest_p(block: Mapping[str, Any]) -> tuple[float | None, int]:
+    ps = [float(t["p_value"]) for t in _chi_square_rows(block) if t.get("p_value") is not None]
+    return (min(ps) if ps else None), len(ps)
+
+
+def _arm_summary(name: str, block: Mapping[str, Any]) -> dict[str, Any]:
+    p, tests = _smallest_p(block)
+    return {
+        "name": name,
+        "trials": block.get("n_trials") or {},
+        "smallest_p": p,
+        "tests": tests,
+        "win_rates": (block.get("pair") or {}).get("win_rates", []),
+        "mean_rows": ((block.get("single") or {}).get("mean_scores") or {}).get("rows", []),
+        "pair_mean_rows": ((block.get("pair") or {}).get("mean_scores") or {}).get("rows", []),
+    }
+
+
+def _treatment_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    names = (results.get("design") or {}).get("treatments") or []
+    by_treatment = results.get("by_treatment") or {}
+    rows = []
+    for index, name in enumerate(names):
+        block = results if index == 0 else by_treatment.get(name)
+        if block is None:
+            continue
+        summary = _arm_summary(name, block)
+        summary["baseline"] = index == 0
+        summary["verdict"] = headline_of(block).verdict
+        rows.append(summary)
+    return rows
+
+
+def _scalar_rows(value: Any) -> list[tuple[str, Any]]:
+    """Flatten an unknown block into (field, value) rows for a generic table."""
+    if not isinstance(value, Mapping):
+        return [("value", value)]
+    rows: list[tuple[str, Any]] = []
+    for key, item in value.items():
+        if isinstance(item, Mapping):
+            rows.extend((f"{key}.{sub}", v) for sub, v in _scalar_rows(item))
+        elif isinstance(item, list) and any(isinstance(v, Mapping) for v in item):
+            for index, entry in enumerate(item):
+                rows.extend((f"{key}[{index}].{sub}", v) for sub, v in _scalar_rows(entry))
+        elif isinstance(item, list):
+            rows.append((str(key), ", ".join(str(v) for v in item)))
+        else:
+            rows.append((str(key), item))
+    return rows
+
+
+def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[dict[str, str]]:
+    results, summary = inputs.results, inputs.summary or {}
+    counts = results.get("n_trials") or {}
+    tiles = [
+        {
+            "label": "main-arm trials",
+            "value": integer(sum(int(v) for v in counts.values())),
+            "sub": " · ".join(f"{v} {k}" for k, v in counts.items()),
+        },
+        {
+            "label": "judges",
+            "value": str(len(judges)) if judges else "–",
+            "sub": ", ".join(models) or "models unknown",
+        },
+    ]
+    failures = results.get("failures") or []
+    turns = sum(int(f.get("turns") or 0) for f in failures)
+    failed = sum(int(f.get("failures") or 0) for f in failures)
+    tiles.append(
+        {
+            "label": "parse failures",
+            "value": percent(failed / turns, 1) if turns else "–",
+            "sub": f"{failed:,} of {turns:,} judge turns",
+        }
+    )
+    cost = summary.get("cost") or {}
+    if summary:
+        unpriced = cost.get("unpriced_models") or []
+        tiles.append(
+            {
+                "label": "cost",
+                "value": f"${float(cost.get('total_usd') or 0):,.2f}",
+                "sub": ("no price for " + ", ".join(unpriced))
+                if unpriced
+                else f"{percent(summary.get('cached_token_share'))} prompt tokens cached",
+            }
+        )
+        tiles.append(
+            {
+                "label": "wall time",
+                "value": f"{float(summary.get('wall_seconds') or 0):,.0f} s",
+                "sub": f"{summary.get('calls_made', 0):,} calls made, "
+                f"{summary.get('calls_cached', 0):,} from the store",
+            }
+        )
+    return tiles
+
+
+def _run_warnings(summary: Mapping[str, Any]) -> list[str]:
+    """What the run itself reported: failed trials are missing from every number below."""
+    warnings = []
+    failed, total = int(summary.get("trials_failed") or 0), int(summary.get("trials_total") or 0)
+    if failed:
+        warnings.append(
+            f"{failed} of {total} trials failed (model errors) and are missing from the analysis; "
+            "`fairpanel run --retry-failed` runs them again."
+        )
+    if summary.get("stopped"):
+        warnings.append(f"The run stopped early: {summary['stopped']}")
+    return warnings
+
+
+def _judges_and_models(inputs: ReportInputs) -> tuple[list[str], list[str]]:
+    judges_map = ((inputs.manifest or {}).get("models") or {}).get("judges") or {}
+    judges = list(judges_map)
+    if not judges and not inputs.scores.empty:
+        judges = sorted({str(j) for j in inputs.scores["judge"].unique()})
+    models = sorted({str(m) for m in judges_map.values()})
+    return judges, models
+
+
+SECTIONS = (
+    ("win-rates", "Win rates"),
+    ("score-differences", "Score differences"),
+    ("score-distributions", "Score distributions"),
+    ("effects", "Effect sizes"),
+    ("position-bias", "Position bias"),
+    ("agreement", "Panel agreement"),
+    ("control-arms", "Control arms"),
+    ("injection", "Injection robustness"),
+    ("treatments", "Treatments"),
+    ("parse-failures", "Parse failures"),
+    ("cost", "Cost and tokens"),
+    ("provenance", "Provenance"),
+)
+"""The report's sections after the verdict, in order: (element id, contents-bar title)."""
+
+_VERDICT_LABELS = {
+    "detected": "Identity effect detected",
+    "clear": "No detectable identity effect",
+    "nodata": "No verdict yet",
+}
+
+
+def _injection_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each judge model's shift under the injection arm, with what it moved."""
+    return [
+        {"judge_model": model, **shift, "moved": moved_by_injection(shift)}
+        for model, shift in sorted((results.get("injection_robustness") or {}).items())
+    ]
+
+
+def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    models = (manifest or {}).get("models") or {}
+    judges = models.get("judges") or {}
+    return [("responder", str(models.get("responder")))] + [
+        (f"judge {judge}", str(model)) for judge, model in judges.items()
+    ]
+
+
+def report_context(inputs: ReportInputs) -> dict[str, Any]:
+    """Everything the template reads; public for tests and for other renderers."""
+    results = redact(inputs.results)
+    headline: Headline = headline_of(results)
+    alpha = float((results.get("headline") or {}).get("alpha", 0.05))
+    single, pair = results.get("single") or {}, results.get("pair") or {}
+    effects = results.get("effects") or []
+    # The panel's own effects lead; per-judge rows (often many) go below, folded away.
+    panel_effects = [e for e in effects if not e.get("judge")]
+    judge_effects = [e for e in effects if e.get("judge")]
+    forest, forest_rows = plots.forest_figure(panel_effects or judge_effects, alpha)
+    judges, models = _judges_and_models(inputs)
+    control_arms = results.get("control_arms") or {}
+    context = {
+        "run_name": inputs.run_name,
+        "generated_at": inputs.generated_at,
+        "headline": headline,
+        "verdict_label": _VERDICT_LABELS[headline.tone],
+        "toc": SECTIONS,
+        "alpha": alpha,
+        "warnings": small_n_warnings(results) + _run_warnings(inputs.summary or {}),
+        "tiles": _tiles(inputs, judges, models),
+        "metrics": [*METRICS, OVERALL],
+        "results": results,
+        "single": single,
+        "pair": pair,
+        "win_rates": pair.get("win_rates", []),
+        "chi_square": _chi_square_rows(results),
+        "effects": effects,
+        "panel_effects": panel_effects if panel_effects else judge_effects,
+        "judge_effects": judge_effects if panel_effects else [],
+        "effects_shown": forest_rows,
+        "effects_max": plots.MAX_FOREST_ROWS,
+        "detected_ids": set((results.get("headline") or {}).get("detected") or []),
+        "families": results.get("multiple_comparisons") or [],
+        "position_bias": results.get("position_bias") or None,
+        "bradley_terry": results.get("bradley_terry") or [],
+        "agreement": results.get("agreement") or [],
+        "debate": results.get("debate") or {},
+        "control_false_positives": results.get("control_false_positives") or None,
+        "control_rows": [
+            (name, _scalar_rows(block))
+            for name, block in (results.get("control_false_positives") or {}).items()
+            if isinstance(block, Mapping)
+        ],
+        "control_arms": [_arm_summary(name, block) for name, block in control_arms.items()],
+        "treatments": _treatment_rows(results),
+        "injection": _injection_rows(results),
+        "failures": results.get("failures") or [],
+        "failures_by_identity": results.get("failures_by_identity") or [],
+        "failure_examples": redact(list(inputs.failure_examples)),
+        "summary": redact(inputs.summary) if inputs.summary else None,
+        "manifest": redact(inputs.manifest) if inputs.manifest else None,
+        "model_rows": redact(_model_rows(inputs.manifest)),
+        "experiment_json": json.dumps(redact(inputs.experiment), indent=2, sort_keys=False)
+        if inputs.experiment
+        else None,
+        "figures": {
+            "win_rates": plots.win_rate_figure(pair.get("win_rates", [])),
+            "score_difference": plots.score_difference_figure(single.get("score_difference") or {}),
+            "score_distribution": plots.score_distribution_figure(
+                _baseline_scores(inputs.scores, results)
+            ),
+            "forest": forest,
+            "bradley_terry": plots.bradley_terry_figure(results.get("bradley_terry") or []),
+            "agreement": plots.agreement_figure(results.get("agreement") or []),
+            "debate": plots.debate_shift_figure(
+                (results.get("debate") or {}).get("shift_by_identity") or []
+            ),
+            "injection": plots.injection_figure(_injection_rows(results)),
+        },
+    }
+    context["present"] = _present(context)
+    return context
+
+
+def _present(context: Mapping[str, Any]) -> dict[str, bool]:
+    """Which sections have something to show (the contents bar greys out the others)."""
+    figures = context["figures"]
+    return {
+        "win-rates": bool(context["win_rates"]),
+        "score-differences": figures["score_difference"] is not None,
+        "score-distributions": bool(figures["score_distribution"] or context["chi_square"]),
+        "effects": bool(context["effects"]),
+        "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
+        "agreement": bool(context["agreement"] or context["debate"]),
+        "control-arms": bool(context["control_arms"] or context["control_false_positives"]),
+        "injection": bool(context["injection"]),
+        "treatments": len(context["treatments"]) > 1,
+        "parse-failures": bool(context["failures"]),
+        "cost": context["summary"] is not None,
+        "provenance": bool(context["manifest"] or context["experiment_json"]),
+    }
+
+
+def render_report(inputs: ReportInputs) -> str:
+    """The report as one HTML document (UTF-8 text)."""
+    return environment().get_template("report.html.j2").render(**report_context(inputs))

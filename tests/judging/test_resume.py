@@ -1,0 +1,102 @@
+"""A killed run, run again, finishes the rest without repeating a finished call."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import WriteExperiment, read_json
+from helpers.fakes import FakeOpenAIServer
+from test_providers import SECRET, judge_like
+
+EXPERIMENT = """\
+name: resume
+models:
+  judge:
+    id: openai-compatible/judge
+    base_url: {base_url}
+    api_key_env: FAIRPANEL_TEST_KEY
+    structured_output: true
+panel:
+  judges: [domain_expert, clarity_editor]
+  model: judge
+  discussion_rounds: 1
+responder:
+  model: judge
+scenarios:
+  bases: [fitness-coaching, nursing-care-plan]
+  derived_per_base: 2
+identities:
+  categories: [gender, race]
+pair: {{counterbalance: false}}
+arms: {{placebo: false, same_label: false}}
+concurrency: 4
+"""
+TRIALS = 4 * (2 + 4 + 1 + 6)
+
+
+def _count(db_path: Path, table: str) -> int:
+    if not db_path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _run(path: Path, out: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "FAIRPANEL_TEST_KEY": SECRET}
+    return subprocess.Popen(
+        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.mark.parametrize("kill_after_trials", [1, 20])
+def test_sigkill_then_rerun_completes_without_repeats(
+    write_experiment: WriteExperiment, tmp_path: Path, kill_after_trials: int
+) -> None:
+    with FakeOpenAIServer(judge_like, latency=0.03, api_key=SECRET) as server:
+        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        out = tmp_path / "run"
+        db_path = out / "fairpanel.sqlite"
+        process = _run(path, out)
+        deadline = time.monotonic() + 60
+        while _count(db_path, "trials") < kill_after_trials:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "run made no progress"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        calls_at_kill = _count(db_path, "calls")
+        requests_at_kill = len(server.requests)
+        assert _count(db_path, "trials") < TRIALS, "killed too late to test anything"
+        # Only calls in flight when the process died are lost (4 trials x 2 judges at most).
+        assert 0 <= requests_at_kill - calls_at_kill <= 8
+
+        rerun = _run(path, out)
+        _, stderr = rerun.communicate(timeout=120)
+        assert rerun.returncode == 0, stderr.decode()
+        summary = read_json(out / "summary.json")
+        assert summary["trials_total"] == summary["trials_ok"] == TRIALS
+        final_calls = _count(db_path, "calls")
+        # Every request after the restart produced a new stored call: nothing finished was redone.
+        assert len(server.requests) - requests_at_kill == final_calls - calls_at_kill
+        assert summary["calls_made"] == final_calls - calls_at_kill
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM trials").fetchone()[0] == TRIALS
+        assert db.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == TRIALS * 2 * 3
+        duplicates = db.execute(
+            "SELECT COUNT(*) FROM (SELECT trial_key, round, judge FROM turns "
+            "GROUP BY 1, 2, 3 HAVING COUNT(*) > 1)"
+        ).fetchone()[0]
+        assert duplicates == 0
