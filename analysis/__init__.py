@@ -39,33 +39,35 @@ from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, wilson_interval, win_rates
 from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
-from fairpanel.analysis._results import (
+from fairpanel.analysis._result_rows import (
     AgreementRow,
-    ArmResults,
     BradleyTerryAbility,
     BradleyTerryFit,
     BradleyTerryTerm,
     ChiSquareRow,
     ConformityRow,
-    ControlFalsePositives,
     DebateBlock,
     DebateShiftRow,
-    DesignBlock,
     EffectRow,
     FailureByIdentityRow,
     FailureRow,
     FamilyRow,
     HeadlineBlock,
-    InjectionShiftRow,
-    LabelSwapTests,
     MeanScoreRow,
     MeanScoresBlock,
     PairBlock,
     PositionBiasBlock,
-    RunResults,
     ScoreDifferenceBlock,
     SingleBlock,
     WinRateRow,
+)
+from fairpanel.analysis._results import (
+    ArmResults,
+    ControlFalsePositives,
+    DesignBlock,
+    InjectionShiftRow,
+    LabelSwapTests,
+    RunResults,
 )
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._statistics import design_statistics

@@ -416,3 +416,15 @@ def test_report_package_computes_no_statistics_of_its_own() -> None:
         source = (report_dir / name).read_text(encoding="utf-8")
         imports = re.findall(r"^\s*(?:from|import) (\S+)", source, flags=re.MULTILINE)
         assert not [m for m in imports if m.split(".")[0] in {"scipy", "statsmodels"}], name
+
+
+def test_results_json_is_the_dump_of_the_typed_results(run_dir: Path) -> None:
+    # The CLI's results.json (main arm, control arms, design, false positives) reads into
+    # RunResults and writes back byte for byte: the models carry every key, in file order.
+    from fairpanel.analysis import RunResults
+
+    path = run_dir / "results.json"
+    typed = RunResults.read(path)
+    assert typed.design is not None and typed.control_arms
+    rewritten = json.dumps(typed.to_json(), indent=2, allow_nan=False) + "\n"
+    assert rewritten == path.read_text(encoding="utf-8")
