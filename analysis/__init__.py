@@ -37,7 +37,7 @@ from fairpanel.analysis._injection import (
 from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
-from fairpanel.analysis._pairs import WinRate, wilson_interval, win_rates
+from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
 from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
 from fairpanel.analysis._result_rows import (
     AgreementRow,
@@ -149,6 +149,7 @@ __all__ = [
     "mean_interval",
     "mean_scores",
     "moved_by_injection",
+    "no_preference_level",
     "order_consistency",
     "pair_outcomes",
     "pair_verdict_effects",

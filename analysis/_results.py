@@ -145,6 +145,31 @@ class RunResults(ArmResults):
     injection_robustness: dict[str, InjectionShiftRow] = Field(default_factory=dict)
     control_false_positives: dict[str, ControlFalsePositivesEntry] = Field(default_factory=dict)
 
+    @classmethod
+    def assemble(
+        cls,
+        main: ArmResults,
+        *,
+        design: DesignBlock,
+        by_treatment: Mapping[str, ArmResults],
+        control_arms: Mapping[str, ArmResults],
+        injection_robustness: Mapping[str, Any],
+        control_false_positives: Mapping[str, Any],
+    ) -> RunResults:
+        """results.json from its parts: the main arm under the baseline treatment leads, then
+        the design, each further treatment, each control arm, the injection shifts by judge
+        model and the control arms' false positives."""
+        return cls.model_validate(
+            {
+                **dict(main),
+                "design": design,
+                "by_treatment": dict(by_treatment),
+                "control_arms": dict(control_arms),
+                "injection_robustness": dict(injection_robustness),
+                "control_false_positives": dict(control_false_positives),
+            }
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The plain-JSON form; a run-level block the results were given without (an arm's
         own results, a file from before the block existed) stays absent rather than empty."""

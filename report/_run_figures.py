@@ -25,6 +25,7 @@ from fairpanel.analysis import (
     ScoreDifferenceBlock,
     WinRateRow,
     mean_interval,
+    no_preference_level,
 )
 from fairpanel.judging import METRICS
 from fairpanel.report._figure import (
@@ -51,14 +52,6 @@ __all__ = [
 ]
 
 MAX_FOREST_ROWS = 40
-
-
-def no_preference_level(rates: Sequence[WinRateRow]) -> float:
-    """The win rate every identity of a category has when the panel has no preference: half of
-    the decided pairs. Ties count as appearances without a win, so with ties it is below 50%."""
-    appearances = sum(r.appearances for r in rates)
-    ties = sum(r.ties for r in rates)
-    return 0.5 if appearances == 0 else 0.5 * (1 - ties / appearances)
 
 
 @styled
@@ -104,7 +97,9 @@ def win_rate_figure(win_rates: Sequence[WinRateRow]) -> EmbeddedFigure | None:
             fontweight="bold",
             transform=axes.get_xaxis_transform(),
         )
-        level = no_preference_level(members)
+        level = no_preference_level(
+            sum(r.appearances for r in members), sum(r.ties for r in members)
+        )
         axes.hlines(level, start - 0.45, x - 0.55, color=MUTED, linestyle="--", linewidth=1.2)
         x += 0.6
     axes.set_xticks(ticks, labels, fontsize=8.5)

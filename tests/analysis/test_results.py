@@ -14,6 +14,7 @@ from test_analysis import GENDER, make_scores, make_turns, make_verdicts
 from fairpanel.analysis import (
     ArmResults,
     ControlFalsePositives,
+    DesignBlock,
     RunResults,
     WinRateRow,
     analyze,
@@ -97,3 +98,29 @@ def test_control_false_positives_keep_their_shape() -> None:
     dumped = typed.to_json()["control_false_positives"]
     assert dumped["placebo"] == {"n_verdicts": 3, "position_bias": {}}
     assert list(dumped) == ["same_label", "placebo", "note"]
+
+
+def test_assemble_writes_what_the_run_folder_held(report: dict[str, object]) -> None:
+    empty = pd.DataFrame()
+    main = ArmResults.model_validate(report)
+    control = analyze_arm(empty, empty, empty)
+    design = {"arms": ["main", "placebo"], "treatments": ["none"], "signals": ["explicit"]}
+    design["note"] = "the sections above cover the main arm under treatment 'none'"
+    false_positives = {"placebo": {"n_verdicts": 0, "position_bias": {}}, "note": "no contrast"}
+    by_hand = {
+        **report,
+        "design": design,
+        "by_treatment": {},
+        "control_arms": {"placebo": control.to_json()},
+        "injection_robustness": {},
+        "control_false_positives": false_positives,
+    }
+    assembled = RunResults.assemble(
+        main,
+        design=DesignBlock.model_validate(design),
+        by_treatment={},
+        control_arms={"placebo": control},
+        injection_robustness={},
+        control_false_positives=false_positives,
+    )
+    assert json.dumps(assembled.to_json()) == json.dumps(by_hand)
