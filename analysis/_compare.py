@@ -30,6 +30,7 @@ from fairpanel.analysis._leaderboard import (
     panel_effects,
     ranked_rows,
 )
+from fairpanel.analysis._result_rows import EffectRow, PositionBiasBlock
 
 __all__ = ["DESIGN_FIELDS", "compare_runs", "difference_of_estimates"]
 
@@ -49,7 +50,7 @@ not answer the same questions."""
 def _design_of(run: RunInputs) -> dict[str, Any]:
     experiment = run.experiment or {}
     design = {name: experiment.get(name) for name in DESIGN_FIELDS}
-    design["trials"] = run.results.get("n_trials")
+    design["trials"] = run.typed.n_trials if "n_trials" in run.results else None
     return design
 
 
@@ -85,44 +86,59 @@ def difference_of_estimates(
     return difference, difference - z * se, difference + z * se, p_value
 
 
-def _what(effect: Mapping[str, Any]) -> str:
-    metric = effect.get("metric")
-    where = f"{effect.get('category')} {metric}" if metric != "win_rate" else effect.get("category")
-    return f"{where} effect ({effect.get('contrast')}, {effect.get('protocol')} protocol)"
+def _what(effect: EffectRow) -> str:
+    where = f"{effect.category} {effect.metric}" if effect.metric != "win_rate" else effect.category
+    return f"{where} effect ({effect.contrast}, {effect.protocol} protocol)"
+
+
+_Estimate = tuple[float | None, float | None, float | None, float]
+"""(estimate, ci_low, ci_high, confidence) of one run's side of a comparison."""
+
+
+def _of_effect(effect: EffectRow) -> _Estimate:
+    return effect.estimate, effect.ci_low, effect.ci_high, float(effect.confidence or 0.95)
+
+
+def _of_position(position: PositionBiasBlock) -> _Estimate:
+    rate, low, high = position.first_position_win_rate, position.ci_low, position.ci_high
+    return rate, low, high, float(position.confidence or 0.95)
 
 
 def _comparisons(runs: Sequence[RunInputs], labels: Mapping[str, str]) -> list[dict[str, Any]]:
     rows = []
     for a, b in itertools.combinations(runs, 2):
-        b_effects = {str(e["id"]): e for e in panel_effects(b.results)}
-        pairs: list[tuple[str, str, str, Mapping[str, Any], Mapping[str, Any]]] = []
-        for effect in panel_effects(a.results):
-            other = b_effects.get(str(effect["id"]))
+        b_effects = {e.id: e for e in panel_effects(b.typed)}
+        pairs: list[tuple[str, str, str, _Estimate, _Estimate]] = []
+        for effect in panel_effects(a.typed):
+            other = b_effects.get(effect.id)
             if other is not None:
                 pairs.append(
-                    (str(effect["id"]), _what(effect), str(effect["scale"]), effect, other)
+                    (effect.id, _what(effect), effect.scale, _of_effect(effect), _of_effect(other))
                 )
-        pa, pb = a.results.get("position_bias") or {}, b.results.get("position_bias") or {}
-        rate_a, rate_b = pa.get("first_position_win_rate"), pb.get("first_position_win_rate")
-        if rate_a is not None and rate_b is not None:
+        pa, pb = a.typed.position_bias, b.typed.position_bias
+        if (
+            pa is not None
+            and pb is not None
+            and pa.first_position_win_rate is not None
+            and pb.first_position_win_rate is not None
+        ):
             what = "first-position win rate"
-            pairs.append(
-                (
-                    "position_bias",
-                    what,
-                    "win rate",
-                    {**pa, "estimate": rate_a},
-                    {**pb, "estimate": rate_b},
-                )
-            )
+            pairs.append(("position_bias", what, "win rate", _of_position(pa), _of_position(pb)))
         for effect_id, what, scale, ea, eb in pairs:
-            bounds = [ea.get("ci_low"), ea.get("ci_high"), eb.get("ci_low"), eb.get("ci_high")]
-            if any(bound is None for bound in bounds):
+            estimate_a, low_a, high_a, confidence = ea
+            estimate_b, low_b, high_b, _ = eb
+            if (
+                estimate_a is None
+                or estimate_b is None
+                or low_a is None
+                or high_a is None
+                or low_b is None
+                or high_b is None
+            ):
                 continue
-            confidence = float(ea.get("confidence") or 0.95)
             difference, low, high, p_value = difference_of_estimates(
-                (float(ea["estimate"]), float(ea["ci_low"]), float(ea["ci_high"])),
-                (float(eb["estimate"]), float(eb["ci_low"]), float(eb["ci_high"])),
+                (float(estimate_a), float(low_a), float(high_a)),
+                (float(estimate_b), float(low_b), float(high_b)),
                 confidence,
             )
             rows.append(
@@ -134,8 +150,8 @@ def _comparisons(runs: Sequence[RunInputs], labels: Mapping[str, str]) -> list[d
                     "run_b": b.name,
                     "judge_a": labels[a.name],
                     "judge_b": labels[b.name],
-                    "estimate_a": float(ea["estimate"]),
-                    "estimate_b": float(eb["estimate"]),
+                    "estimate_a": float(estimate_a),
+                    "estimate_b": float(estimate_b),
                     "difference": difference,
                     "ci_low": low,
                     "ci_high": high,

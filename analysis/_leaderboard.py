@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+from fairpanel.analysis._result_rows import EffectRow
+from fairpanel.analysis._results import ArmResults, RunResults
 
 __all__ = [
     "SCORE_POINTS",
@@ -47,6 +51,11 @@ class RunInputs:
     experiment: Mapping[str, Any] | None = None
     manifest: Mapping[str, Any] | None = None
 
+    @cached_property
+    def typed(self) -> RunResults:
+        """``results`` as the typed results.json (older files load with missing blocks empty)."""
+        return RunResults.model_validate(self.results)
+
 
 def judge_label(experiment: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None) -> str:
     """The judge model ids of a run, as a reader names it: one model, or the panel's mix."""
@@ -67,59 +76,61 @@ def judge_label(experiment: Mapping[str, Any] | None, manifest: Mapping[str, Any
     return "panel: " + " + ".join(distinct)
 
 
-def panel_effects(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [
-        effect
-        for effect in results.get("effects") or []
-        if effect.get("judge") is None and effect.get("estimate") is not None
-    ]
+def panel_effects(results: RunResults) -> list[EffectRow]:
+    """The panel's own effects (no per-judge rows) that have an estimate."""
+    return [e for e in results.effects if e.judge is None and e.estimate is not None]
 
 
-def _identity_effect(results: Mapping[str, Any]) -> dict[str, Any] | None:
+def _identity_effect(results: RunResults) -> dict[str, Any] | None:
     """The panel's largest absolute effect in score points (single protocol), else in the
     first scale it has (win-rate runs)."""
     effects = panel_effects(results)
-    points = [e for e in effects if e.get("scale") == SCORE_POINTS]
+    points = [e for e in effects if e.scale == SCORE_POINTS]
     pool = points or effects
     if not pool:
         return None
-    largest = max(pool, key=lambda e: abs(float(e["estimate"])))
+    largest = max(pool, key=lambda e: abs(float(e.estimate or 0.0)))
     keys = ("id", "contrast", "category", "metric", "scale", "estimate", "ci_low", "ci_high")
-    return {key: largest.get(key) for key in (*keys, "p_holm", "verdict", "n_clusters")}
+    fields = largest.model_dump()
+    return {key: fields[key] for key in (*keys, "p_holm", "verdict", "n_clusters")}
 
 
-def _tests_and_detected(results: Mapping[str, Any]) -> tuple[int, int]:
-    tests = sum(int(f.get("size", 0)) for f in results.get("multiple_comparisons") or [])
-    detected = len((results.get("headline") or {}).get("detected") or [])
+def _detected_and_tests(results: ArmResults) -> tuple[int, int]:
+    tests = sum(family.size for family in results.multiple_comparisons)
+    detected = len(results.headline.detected) if results.headline is not None else 0
     return detected, tests
 
 
-def _false_positives(results: Mapping[str, Any]) -> dict[str, Any]:
+def _false_positives(results: RunResults) -> dict[str, Any]:
     """Rejections where no identity contrast exists: the same-label arm's label-swap tests and
     anything the control arms' own analysis called."""
-    controls = results.get("control_false_positives") or {}
-    swaps = (controls.get("same_label") or {}).get("label_swap_tests") or {}
-    rejected, tests = int(swaps.get("rejected", 0)), int(swaps.get("tests", 0))
-    for block in (results.get("control_arms") or {}).values():
-        rejected += len((block.get("headline") or {}).get("detected") or [])
-        tests += sum(int(f.get("size", 0)) for f in block.get("multiple_comparisons") or [])
-    placebo = (controls.get("placebo") or {}).get("position_bias") or {}
+    arms = results.false_positive_arms()
+    same_label = arms.get("same_label")
+    swaps = same_label.label_swap_tests if same_label is not None else None
+    rejected, tests = (swaps.rejected, swaps.tests) if swaps is not None else (0, 0)
+    for block in results.control_arms.values():
+        arm_detected, arm_tests = _detected_and_tests(block)
+        rejected += arm_detected
+        tests += arm_tests
+    placebo = arms.get("placebo")
+    placebo_bias = placebo.position_bias if placebo is not None else None
     return {
         "rejected": rejected,
         "tests": tests,
         "rate": rejected / tests if tests else None,
-        "placebo_first_position_win_rate": placebo.get("first_position_win_rate"),
-        "arms": sorted(k for k in controls if k != "note"),
+        "placebo_first_position_win_rate": placebo_bias.first_position_win_rate
+        if placebo_bias is not None
+        else None,
+        "arms": sorted(arms),
     }
 
 
-def _agreement(results: Mapping[str, Any]) -> dict[str, Any]:
-    rows = [
-        row
-        for row in results.get("agreement") or []
-        if row.get("round_kind") == "final" and row.get("alpha") is not None
+def _agreement(results: RunResults) -> dict[str, Any]:
+    values = [
+        float(row.alpha)
+        for row in results.agreement
+        if row.round_kind == "final" and row.alpha is not None
     ]
-    values = [float(row["alpha"]) for row in rows]
     return {
         "mean_alpha": sum(values) / len(values) if values else None,
         "min_alpha": min(values) if values else None,
@@ -127,10 +138,9 @@ def _agreement(results: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _parse_failures(results: Mapping[str, Any]) -> dict[str, Any]:
-    rows = results.get("failures") or []
-    failed = sum(int(row.get("failures", 0)) for row in rows)
-    turns = sum(int(row.get("turns", 0)) for row in rows)
+def _parse_failures(results: RunResults) -> dict[str, Any]:
+    failed = sum(row.failures for row in results.failures)
+    turns = sum(row.turns for row in results.failures)
     return {"failed": failed, "turns": turns, "rate": failed / turns if turns else None}
 
 
@@ -156,9 +166,9 @@ def _cost(summary: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def leaderboard_row(run: RunInputs) -> dict[str, Any]:
-    results = run.results
-    detected, tests = _tests_and_detected(results)
-    position = results.get("position_bias") or {}
+    results = run.typed
+    detected, tests = _detected_and_tests(results)
+    position = results.position_bias.model_dump() if results.position_bias is not None else {}
     return {
         "run": run.name,
         "path": run.path,
@@ -166,7 +176,7 @@ def leaderboard_row(run: RunInputs) -> dict[str, Any]:
         "identity_effect": _identity_effect(results),
         "detected": detected,
         "tests": tests,
-        "headline": (results.get("headline") or {}).get("verdict"),
+        "headline": results.headline.verdict if results.headline is not None else None,
         "position_bias": {
             key: position.get(key) for key in ("first_position_win_rate", "ci_low", "ci_high", "n")
         },
