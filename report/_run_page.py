@@ -272,6 +272,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "bradley_terry": results.bradley_terry,
         "agreement": results.agreement,
         "debate": results.debate,
+        "has_debate": "debate" in results.model_fields_set,
         "control_note": results.false_positive_note,
         "control_rows": [
             (name, _scalar_rows(block.to_json())) for name, block in false_positives.items()
@@ -314,11 +315,7 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
         "score-distributions": bool(figures["score_distribution"] or context["chi_square"]),
         "effects": bool(context["effects"]),
         "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
-        "agreement": bool(
-            context["agreement"]
-            or context["debate"].shift_by_identity
-            or context["debate"].conformity
-        ),
+        "agreement": bool(context["agreement"] or context["has_debate"]),
         "control-arms": bool(
             context["control_arms"] or context["control_rows"] or context["control_note"]
         ),
