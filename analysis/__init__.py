@@ -3,14 +3,16 @@
 Pure functions over the pandas frames the judging package stores (``scores``, ``verdicts``,
 ``turns``; column names in ``SCORE_COLUMNS``, ``VERDICT_COLUMNS``, ``TURN_COLUMNS``). Nothing
 here calls a model, so a report can be recomputed from disk at any time. Results are small
-dataclasses with ``to_dict()``; ``analyze`` assembles them into one JSON-safe report.
+dataclasses with ``to_dict()``; ``analyze_arm`` assembles them into the typed blocks of
+results.json (``RunResults``), which the report and the terminal tables read.
 """
 
 from fairpanel.analysis._agreement import agreement, conformity, debate_shift, krippendorff_alpha
 from fairpanel.analysis._bradley_terry import bradley_terry
 from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
-from fairpanel.analysis._compare import SORT_COLUMNS, RunInputs, compare_runs
+from fairpanel.analysis._compare import compare_runs
+from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
 from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
 from fairpanel.analysis._failures import FailureRate, failure_rates, failure_rates_by_identity
 from fairpanel.analysis._frames import (
@@ -32,12 +34,44 @@ from fairpanel.analysis._injection import (
     injection_shifts,
     moved_by_injection,
 )
+from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs
+from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
-from fairpanel.analysis._pairs import WinRate, win_rates
+from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
 from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
+from fairpanel.analysis._result_rows import (
+    AgreementRow,
+    BradleyTerryAbility,
+    BradleyTerryFit,
+    BradleyTerryTerm,
+    ChiSquareRow,
+    ConformityRow,
+    DebateBlock,
+    DebateShiftRow,
+    EffectRow,
+    FailureByIdentityRow,
+    FailureRow,
+    FamilyRow,
+    HeadlineBlock,
+    MeanScoreRow,
+    MeanScoresBlock,
+    PairBlock,
+    PositionBiasBlock,
+    ScoreDifferenceBlock,
+    SingleBlock,
+    WinRateRow,
+)
+from fairpanel.analysis._results import (
+    ArmResults,
+    ControlFalsePositives,
+    DesignBlock,
+    InjectionShiftRow,
+    LabelSwapTests,
+    RunResults,
+)
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
 from fairpanel.analysis._statistics import design_statistics
-from fairpanel.analysis._summary import analyze
+from fairpanel.analysis._summary import analyze, analyze_arm
 from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
 __all__ = [
@@ -46,6 +80,7 @@ __all__ = [
     "INJECTION_COLUMNS",
     "METRIC",
     "METRICS",
+    "MIN_INTERVAL_N",
     "OVERALL",
     "PROTOCOLS",
     "ROUND_KINDS",
@@ -55,16 +90,45 @@ __all__ = [
     "TARGET_POWER",
     "TURN_COLUMNS",
     "VERDICT_COLUMNS",
+    "AgreementRow",
+    "ArmResults",
+    "BradleyTerryAbility",
+    "BradleyTerryFit",
+    "BradleyTerryTerm",
     "ChiSquareResult",
+    "ChiSquareRow",
+    "ConformityRow",
+    "ControlFalsePositives",
+    "DebateBlock",
+    "DebateShiftRow",
+    "DesignBlock",
     "Effect",
+    "EffectRow",
+    "FailureByIdentityRow",
     "FailureRate",
+    "FailureRow",
     "Family",
+    "FamilyRow",
+    "HeadlineBlock",
     "InjectionShift",
+    "InjectionShiftRow",
+    "LabelSwapTests",
+    "MeanScoreRow",
+    "MeanScoresBlock",
+    "PairBlock",
+    "PositionBiasBlock",
     "RunInputs",
+    "RunResults",
+    "ScoreDifferenceBlock",
     "ScoreDifferenceMatrix",
+    "SingleBlock",
     "WinRate",
+    "WinRateRow",
     "agreement",
     "analyze",
+    "analyze_arm",
+    "baseline_scores",
+    "bonferroni",
     "bradley_terry",
     "calibration_tables",
     "chi_square_tests",
@@ -82,8 +146,10 @@ __all__ = [
     "injection_shifts",
     "krippendorff_alpha",
     "label_swaps",
+    "mean_interval",
     "mean_scores",
     "moved_by_injection",
+    "no_preference_level",
     "order_consistency",
     "pair_outcomes",
     "pair_verdict_effects",
@@ -91,5 +157,6 @@ __all__ = [
     "position_bias",
     "score_difference_matrix",
     "single_score_effects",
+    "wilson_interval",
     "win_rates",
 ]

@@ -16,24 +16,24 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from scipy.stats import norm
 from statsmodels.stats.multitest import multipletests
 
 from fairpanel.analysis._frames import jsonable
+from fairpanel.analysis._leaderboard import (
+    SCORE_POINTS,
+    SORT_COLUMNS,
+    RunInputs,
+    leaderboard_row,
+    panel_effects,
+    ranked_rows,
+)
+from fairpanel.analysis._result_rows import EffectRow, PositionBiasBlock
 
-__all__ = [
-    "DESIGN_FIELDS",
-    "SORT_COLUMNS",
-    "RunInputs",
-    "compare_runs",
-    "difference_of_estimates",
-    "judge_label",
-]
+__all__ = ["DESIGN_FIELDS", "compare_runs", "difference_of_estimates"]
 
-SCORE_POINTS = "score points"
 DESIGN_FIELDS = (
     "protocols",
     "scenarios",
@@ -46,54 +46,11 @@ DESIGN_FIELDS = (
 """The parts of an experiment that decide which trials run; runs that differ in any of them do
 not answer the same questions."""
 
-SORT_COLUMNS: dict[str, tuple[str, bool]] = {
-    "identity_effect": ("largest absolute identity effect", False),
-    "detected": ("share of tests that detect an effect", False),
-    "position_bias": ("distance of the first-position win rate from 50%", False),
-    "false_positives": ("share of control-arm tests rejected", False),
-    "agreement": ("mean Krippendorff alpha", True),
-    "parse_failures": ("parse-failure rate", False),
-    "cost": ("cost per 1,000 judgments", False),
-    "run": ("run folder name", False),
-}
-"""Column name -> (what it sorts by, whether larger is better). Rows with no value go last."""
-
-
-@dataclass(frozen=True)
-class RunInputs:
-    """What one run folder holds; every part but ``results`` may be missing."""
-
-    name: str
-    path: str
-    results: Mapping[str, Any]
-    summary: Mapping[str, Any] | None = None
-    experiment: Mapping[str, Any] | None = None
-    manifest: Mapping[str, Any] | None = None
-
-
-def judge_label(experiment: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None) -> str:
-    """The judge model ids of a run, as a reader names it: one model, or the panel's mix."""
-    judges: Mapping[str, Any] = ((manifest or {}).get("models") or {}).get("judges") or {}
-    models = [str(model) for model in judges.values()]
-    if not models and experiment:
-        panel = experiment.get("panel") or {}
-        model = str(panel.get("model", "?"))
-        known = experiment.get("models") or {}
-        models = [str((known.get(model) or {}).get("id", model))] * len(panel.get("judges", []))
-    if not models:
-        return "unknown judge"
-    distinct = list(dict.fromkeys(models))
-    if len(models) == 1:
-        return distinct[0]
-    if len(distinct) == 1:
-        return f"{distinct[0]} x{len(models)} panel"
-    return "panel: " + " + ".join(distinct)
-
 
 def _design_of(run: RunInputs) -> dict[str, Any]:
     experiment = run.experiment or {}
     design = {name: experiment.get(name) for name in DESIGN_FIELDS}
-    design["trials"] = run.results.get("n_trials")
+    design["trials"] = run.typed.n_trials if "n_trials" in run.results else None
     return design
 
 
@@ -129,193 +86,59 @@ def difference_of_estimates(
     return difference, difference - z * se, difference + z * se, p_value
 
 
-def _panel_effects(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [
-        effect
-        for effect in results.get("effects") or []
-        if effect.get("judge") is None and effect.get("estimate") is not None
-    ]
+def _what(effect: EffectRow) -> str:
+    where = f"{effect.category} {effect.metric}" if effect.metric != "win_rate" else effect.category
+    return f"{where} effect ({effect.contrast}, {effect.protocol} protocol)"
 
 
-def _identity_effect(results: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The panel's largest absolute effect in score points (single protocol), else in the
-    first scale it has (win-rate runs)."""
-    effects = _panel_effects(results)
-    points = [e for e in effects if e.get("scale") == SCORE_POINTS]
-    pool = points or effects
-    if not pool:
-        return None
-    largest = max(pool, key=lambda e: abs(float(e["estimate"])))
-    keys = ("id", "contrast", "category", "metric", "scale", "estimate", "ci_low", "ci_high")
-    return {key: largest.get(key) for key in (*keys, "p_holm", "verdict", "n_clusters")}
+_Estimate = tuple[float | None, float | None, float | None, float]
+"""(estimate, ci_low, ci_high, confidence) of one run's side of a comparison."""
 
 
-def _tests_and_detected(results: Mapping[str, Any]) -> tuple[int, int]:
-    tests = sum(int(f.get("size", 0)) for f in results.get("multiple_comparisons") or [])
-    detected = len((results.get("headline") or {}).get("detected") or [])
-    return detected, tests
+def _of_effect(effect: EffectRow) -> _Estimate:
+    return effect.estimate, effect.ci_low, effect.ci_high, float(effect.confidence or 0.95)
 
 
-def _false_positives(results: Mapping[str, Any]) -> dict[str, Any]:
-    """Rejections where no identity contrast exists: the same-label arm's label-swap tests and
-    anything the control arms' own analysis called."""
-    controls = results.get("control_false_positives") or {}
-    swaps = (controls.get("same_label") or {}).get("label_swap_tests") or {}
-    rejected, tests = int(swaps.get("rejected", 0)), int(swaps.get("tests", 0))
-    for block in (results.get("control_arms") or {}).values():
-        rejected += len((block.get("headline") or {}).get("detected") or [])
-        tests += sum(int(f.get("size", 0)) for f in block.get("multiple_comparisons") or [])
-    placebo = (controls.get("placebo") or {}).get("position_bias") or {}
-    return {
-        "rejected": rejected,
-        "tests": tests,
-        "rate": rejected / tests if tests else None,
-        "placebo_first_position_win_rate": placebo.get("first_position_win_rate"),
-        "arms": sorted(k for k in controls if k != "note"),
-    }
-
-
-def _agreement(results: Mapping[str, Any]) -> dict[str, Any]:
-    rows = [
-        row
-        for row in results.get("agreement") or []
-        if row.get("round_kind") == "final" and row.get("alpha") is not None
-    ]
-    values = [float(row["alpha"]) for row in rows]
-    return {
-        "mean_alpha": sum(values) / len(values) if values else None,
-        "min_alpha": min(values) if values else None,
-        "n_rows": len(values),
-    }
-
-
-def _parse_failures(results: Mapping[str, Any]) -> dict[str, Any]:
-    rows = results.get("failures") or []
-    failed = sum(int(row.get("failures", 0)) for row in rows)
-    turns = sum(int(row.get("turns", 0)) for row in rows)
-    return {"failed": failed, "turns": turns, "rate": failed / turns if turns else None}
-
-
-def _cost(summary: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Cost per 1,000 judgments, where a judgment is one finished trial (one panel verdict, all
-    its judges' calls and its share of the responder's)."""
-    summary = summary or {}
-    trials = int(summary.get("trials_ok") or 0)
-    cost = summary.get("cost") or {}
-    unpriced = list(cost.get("unpriced_models") or [])
-    tokens = sum(
-        int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
-        for usage in (summary.get("tokens_by_role") or {}).values()
-    )
-    total = cost.get("total_usd")
-    priced = total is not None and trials > 0 and not unpriced
-    return {
-        "usd_per_1000": 1000.0 * float(total or 0.0) / trials if priced else None,
-        "tokens_per_judgment": tokens / trials if trials else None,
-        "trials": trials,
-        "unpriced_models": unpriced,
-    }
-
-
-def _row(run: RunInputs) -> dict[str, Any]:
-    results = run.results
-    detected, tests = _tests_and_detected(results)
-    position = results.get("position_bias") or {}
-    return {
-        "run": run.name,
-        "path": run.path,
-        "judge": judge_label(run.experiment, run.manifest),
-        "identity_effect": _identity_effect(results),
-        "detected": detected,
-        "tests": tests,
-        "headline": (results.get("headline") or {}).get("verdict"),
-        "position_bias": {
-            key: position.get(key) for key in ("first_position_win_rate", "ci_low", "ci_high", "n")
-        },
-        "false_positives": _false_positives(results),
-        "agreement": _agreement(results),
-        "parse_failures": _parse_failures(results),
-        "cost": _cost(run.summary),
-    }
-
-
-def _sort_value(row: Mapping[str, Any], column: str) -> float | str | None:
-    if column == "run":
-        return str(row["run"])
-    if column == "identity_effect":
-        effect = row["identity_effect"]
-        return None if effect is None else abs(float(effect["estimate"]))
-    if column == "detected":
-        return row["detected"] / row["tests"] if row["tests"] else None
-    if column == "position_bias":
-        rate = row["position_bias"]["first_position_win_rate"]
-        return None if rate is None else abs(float(rate) - 0.5)
-    nested = {
-        "false_positives": ("false_positives", "rate"),
-        "agreement": ("agreement", "mean_alpha"),
-        "parse_failures": ("parse_failures", "rate"),
-        "cost": ("cost", "usd_per_1000"),
-    }
-    block, key = nested[column]
-    value = row[block][key]
-    return None if value is None else float(value)
-
-
-def _sorted_rows(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
-    larger_is_better = SORT_COLUMNS[column][1]
-
-    def key(row: Mapping[str, Any]) -> tuple[int, Any]:
-        value = _sort_value(row, column)
-        if value is None:
-            return (1, 0.0)
-        if isinstance(value, str):
-            return (0, value)
-        return (0, -value if larger_is_better else value)
-
-    ordered = sorted(rows, key=key)
-    for rank, row in enumerate(ordered, start=1):
-        row["rank"] = rank
-    return ordered
-
-
-def _what(effect: Mapping[str, Any]) -> str:
-    metric = effect.get("metric")
-    where = f"{effect.get('category')} {metric}" if metric != "win_rate" else effect.get("category")
-    return f"{where} effect ({effect.get('contrast')}, {effect.get('protocol')} protocol)"
+def _of_position(position: PositionBiasBlock) -> _Estimate:
+    rate, low, high = position.first_position_win_rate, position.ci_low, position.ci_high
+    return rate, low, high, float(position.confidence or 0.95)
 
 
 def _comparisons(runs: Sequence[RunInputs], labels: Mapping[str, str]) -> list[dict[str, Any]]:
     rows = []
     for a, b in itertools.combinations(runs, 2):
-        b_effects = {str(e["id"]): e for e in _panel_effects(b.results)}
-        pairs: list[tuple[str, str, str, Mapping[str, Any], Mapping[str, Any]]] = []
-        for effect in _panel_effects(a.results):
-            other = b_effects.get(str(effect["id"]))
+        b_effects = {e.id: e for e in panel_effects(b.typed)}
+        pairs: list[tuple[str, str, str, _Estimate, _Estimate]] = []
+        for effect in panel_effects(a.typed):
+            other = b_effects.get(effect.id)
             if other is not None:
                 pairs.append(
-                    (str(effect["id"]), _what(effect), str(effect["scale"]), effect, other)
+                    (effect.id, _what(effect), effect.scale, _of_effect(effect), _of_effect(other))
                 )
-        pa, pb = a.results.get("position_bias") or {}, b.results.get("position_bias") or {}
-        rate_a, rate_b = pa.get("first_position_win_rate"), pb.get("first_position_win_rate")
-        if rate_a is not None and rate_b is not None:
+        pa, pb = a.typed.position_bias, b.typed.position_bias
+        if (
+            pa is not None
+            and pb is not None
+            and pa.first_position_win_rate is not None
+            and pb.first_position_win_rate is not None
+        ):
             what = "first-position win rate"
-            pairs.append(
-                (
-                    "position_bias",
-                    what,
-                    "win rate",
-                    {**pa, "estimate": rate_a},
-                    {**pb, "estimate": rate_b},
-                )
-            )
+            pairs.append(("position_bias", what, "win rate", _of_position(pa), _of_position(pb)))
         for effect_id, what, scale, ea, eb in pairs:
-            bounds = [ea.get("ci_low"), ea.get("ci_high"), eb.get("ci_low"), eb.get("ci_high")]
-            if any(bound is None for bound in bounds):
+            estimate_a, low_a, high_a, confidence = ea
+            estimate_b, low_b, high_b, _ = eb
+            if (
+                estimate_a is None
+                or estimate_b is None
+                or low_a is None
+                or high_a is None
+                or low_b is None
+                or high_b is None
+            ):
                 continue
-            confidence = float(ea.get("confidence") or 0.95)
             difference, low, high, p_value = difference_of_estimates(
-                (float(ea["estimate"]), float(ea["ci_low"]), float(ea["ci_high"])),
-                (float(eb["estimate"]), float(eb["ci_low"]), float(eb["ci_high"])),
+                (float(estimate_a), float(low_a), float(high_a)),
+                (float(estimate_b), float(low_b), float(high_b)),
                 confidence,
             )
             rows.append(
@@ -327,8 +150,8 @@ def _comparisons(runs: Sequence[RunInputs], labels: Mapping[str, str]) -> list[d
                     "run_b": b.name,
                     "judge_a": labels[a.name],
                     "judge_b": labels[b.name],
-                    "estimate_a": float(ea["estimate"]),
-                    "estimate_b": float(eb["estimate"]),
+                    "estimate_a": float(estimate_a),
+                    "estimate_b": float(estimate_b),
                     "difference": difference,
                     "ci_low": low,
                     "ci_high": high,
@@ -431,7 +254,7 @@ def compare_runs(
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         raise ValueError(f"run names must differ: {', '.join(names)}")
-    rows = _sorted_rows([_row(run) for run in runs], sort)
+    rows = ranked_rows([leaderboard_row(run) for run in runs], sort)
     labels = {row["run"]: row["judge"] for row in rows}
     comparisons = _comparisons(runs, labels)
     _holm(comparisons, alpha)

@@ -1,4 +1,4 @@
-"""Holm and Benjamini-Hochberg adjusted p-values, vectorised.
+"""Holm and Benjamini-Hochberg adjusted p-values, vectorised, and Bonferroni for one p-value.
 
 statsmodels' ``multipletests`` gives the same numbers (tests/test_multitest.py checks it), but
 each call runs ``gc.collect()``, which on a run's analysis (dozens of families, a large heap of
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["benjamini_hochberg", "holm"]
+__all__ = ["benjamini_hochberg", "bonferroni", "holm"]
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -39,3 +39,9 @@ def benjamini_hochberg(p_values: FloatArray) -> FloatArray:
     adjusted = np.empty_like(p)
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted
+
+
+def bonferroni(p_value: float, tests: int) -> float:
+    """Bonferroni's adjustment of one of ``tests`` p-values (the simplest valid correction for
+    the smallest of them): p x tests, capped at 1."""
+    return min(1.0, p_value * tests)

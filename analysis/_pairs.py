@@ -92,6 +92,13 @@ def winner_labels(verdicts: pd.DataFrame) -> pd.Series:
     return derived
 
 
+def no_preference_level(appearances: int, ties: int) -> float:
+    """The win rate every identity of a category has when the panel has no preference: half of
+    the decided pairs. Ties count as appearances without a win, so with ties it is below 50%;
+    ``appearances`` and ``ties`` are the category's totals over its identities."""
+    return 0.5 if appearances == 0 else 0.5 * (1 - ties / appearances)
+
+
 def win_rates(verdicts: pd.DataFrame, confidence: float = 0.95) -> list[WinRate]:
     """Per category and identity: appearances, wins, losses, ties, rate and Wilson interval.
 

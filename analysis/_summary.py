@@ -1,7 +1,8 @@
 """One call that turns a run's stored records into the JSON report the CLI writes and renders.
 
-Everything here is assembly: the statistics live in the other modules. The output goes through
-``jsonable`` so that ``json.dumps(report, allow_nan=False)`` always works, whatever the data.
+Everything here is assembly: the statistics live in the other modules, the shape of the result
+in ``_results``. The blocks go through ``jsonable`` (no NaN, no numpy scalars) before they are
+typed, so that ``json.dumps(report, allow_nan=False)`` always works, whatever the data.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from fairpanel.analysis._frames import (
     validate_scores,
 )
 from fairpanel.analysis._pairs import win_rates
+from fairpanel.analysis._results import ArmResults
 from fairpanel.analysis._scores import mean_scores, mean_scores_records, score_difference_matrix
 from fairpanel.analysis._statistics import design_statistics
 
@@ -57,7 +59,7 @@ def _trial_counts(
     return counts
 
 
-def analyze(
+def analyze_arm(
     scores: pd.DataFrame,
     verdicts: pd.DataFrame,
     turns: pd.DataFrame,
@@ -67,8 +69,8 @@ def analyze(
     consensus: pd.DataFrame | None = None,
     alpha: float = 0.05,
     seed: int = 0,
-) -> dict[str, Any]:
-    """Full JSON-ready report of a run.
+) -> ArmResults:
+    """The typed report of one arm under one treatment (results.json's leading blocks).
 
     Keys: ``n_trials`` ({protocol: int}); ``single`` with ``mean_scores``, ``chi_square`` and
     ``score_difference`` ({category: matrix over all metrics}); ``pair`` with ``mean_scores``,
@@ -117,5 +119,28 @@ def analyze(
             seed=seed,
         )
     )
-    result: dict[str, Any] = jsonable(report)
-    return result
+    return ArmResults.from_report(jsonable(report))
+
+
+def analyze(
+    scores: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    turns: pd.DataFrame,
+    round_kind: str = "final",
+    confidence: float = 0.95,
+    *,
+    consensus: pd.DataFrame | None = None,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """``analyze_arm``'s report as plain JSON (results.json's leading blocks, in file order)."""
+    return analyze_arm(
+        scores,
+        verdicts,
+        turns,
+        round_kind,
+        confidence,
+        consensus=consensus,
+        alpha=alpha,
+        seed=seed,
+    ).to_json()

@@ -8,14 +8,25 @@ of showing an empty axis.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
-from scipy import stats
 
-from fairpanel.analysis import CATEGORY, IDENTITY, METRIC, SCORE
+from fairpanel.analysis import (
+    CATEGORY,
+    IDENTITY,
+    METRIC,
+    SCORE,
+    BradleyTerryAbility,
+    BradleyTerryFit,
+    BradleyTerryTerm,
+    EffectRow,
+    ScoreDifferenceBlock,
+    WinRateRow,
+    mean_interval,
+    no_preference_level,
+)
 from fairpanel.judging import METRICS
 from fairpanel.report._figure import (
     HIGHLIGHT,
@@ -33,9 +44,7 @@ from fairpanel.report._figure import (
 __all__ = [
     "PALETTE",
     "EmbeddedFigure",
-    "agreement_figure",
     "bradley_terry_figure",
-    "debate_shift_figure",
     "forest_figure",
     "score_difference_figure",
     "score_distribution_figure",
@@ -43,38 +52,30 @@ __all__ = [
 ]
 
 MAX_FOREST_ROWS = 40
-MIN_INTERVAL_N = 5
-
-
-def no_preference_level(rates: Sequence[Mapping[str, Any]]) -> float:
-    """The win rate every identity of a category has when the panel has no preference: half of
-    the decided pairs. Ties count as appearances without a win, so with ties it is below 50%."""
-    appearances = sum(int(r.get("appearances") or 0) for r in rates)
-    ties = sum(int(r.get("ties") or 0) for r in rates)
-    return 0.5 if appearances == 0 else 0.5 * (1 - ties / appearances)
 
 
 @styled
-def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
+def win_rate_figure(win_rates: Sequence[WinRateRow]) -> EmbeddedFigure | None:
     """MALIBU Figures 5-6: each identity's pair win rate with its interval, grouped by
     category, against the rate an unbiased panel would give (dashed: 50%, less half the ties)."""
-    rows = [r for r in win_rates if r.get("rate") is not None]
+    rows = [r for r in win_rates if r.rate is not None]
     if not rows:
         return None
-    categories = list(dict.fromkeys(str(r["category"]) for r in rows))
+    categories = list(dict.fromkeys(r.category for r in rows))
     figure = new_figure(max(6.0, 1.2 + 0.8 * len(rows) + 0.4 * len(categories)), 3.6)
     axes = figure.add_subplot()
     x = 0.0
     ticks: list[float] = []
     labels: list[str] = []
     for category in categories:
-        members = [r for r in rows if str(r["category"]) == category]
-        colours = colour_map([str(r["identity"]) for r in members])
+        members = [r for r in rows if r.category == category]
+        colours = colour_map([r.identity for r in members])
         start = x
         for row in members:
-            rate, low, high = row["rate"], row["ci_low"], row["ci_high"]
-            colour = colours[str(row["identity"])]
-            axes.vlines(x, low, high, color=colour, linewidth=2.4)
+            rate, low, high = float(row.rate or 0.0), row.ci_low, row.ci_high
+            colour = colours[row.identity]
+            if low is not None and high is not None:
+                axes.vlines(x, low, high, color=colour, linewidth=2.4)
             axes.plot([x], [rate], "o", color=colour, markersize=8, markeredgecolor="white")
             axes.annotate(
                 f"{rate:.0%}",
@@ -85,7 +86,7 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
                 color=INK,
             )
             ticks.append(x)
-            labels.append(f"{row['identity']}\nn={row.get('appearances', row.get('n'))}")
+            labels.append(f"{row.identity}\nn={row.appearances}")
             x += 1.0
         axes.text(
             (start + x - 1.0) / 2,
@@ -96,7 +97,9 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
             fontweight="bold",
             transform=axes.get_xaxis_transform(),
         )
-        level = no_preference_level(members)
+        level = no_preference_level(
+            sum(r.appearances for r in members), sum(r.ties for r in members)
+        )
         axes.hlines(level, start - 0.45, x - 0.55, color=MUTED, linestyle="--", linewidth=1.2)
         x += 0.6
     axes.set_xticks(ticks, labels, fontsize=8.5)
@@ -111,26 +114,24 @@ def win_rate_figure(win_rates: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | 
 
 @styled
 def score_difference_figure(
-    matrices: Mapping[str, Mapping[str, Any]],
+    matrices: Mapping[str, ScoreDifferenceBlock],
 ) -> EmbeddedFigure | None:
     """MALIBU Figure 4: cell = row identity's mean score minus column identity's, one heatmap
     per category on a shared, zero-centred diverging scale."""
-    usable = {c: m for c, m in matrices.items() if m.get("identities") and m.get("matrix")}
+    usable = {c: m for c, m in matrices.items() if m.identities and m.matrix}
     if not usable:
         return None
-    values = [abs(v) for m in usable.values() for row in m["matrix"] for v in row if v is not None]
+    values = [abs(v) for m in usable.values() for row in m.matrix for v in row if v is not None]
     limit = max([0.25, *values])
-    sizes = [len(m["identities"]) for m in usable.values()]
+    sizes = [len(m.identities) for m in usable.values()]
     figure = new_figure(max(4.0, 1.6 + sum(1.0 + 0.75 * s for s in sizes)), 1.6 + 0.6 * max(sizes))
     grid = figure.add_gridspec(1, len(usable), width_ratios=sizes)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
     image = None
     for index, (category, block) in enumerate(usable.items()):
         axes = figure.add_subplot(grid[0, index])
-        names = [str(n) for n in block["identities"]]
-        data = np.array(
-            [[np.nan if v is None else float(v) for v in row] for row in block["matrix"]]
-        )
+        names = list(block.identities)
+        data = np.array([[np.nan if v is None else float(v) for v in row] for row in block.matrix])
         image = axes.imshow(data, cmap="RdBu_r", norm=norm)
         for (i, j), value in np.ndenumerate(data):
             if i == j or np.isnan(value):
@@ -147,23 +148,13 @@ def score_difference_figure(
             )
         axes.set_xticks(range(len(names)), names, rotation=30, ha="right")
         axes.set_yticks(range(len(names)), names)
-        axes.set_title(f"{category} ({block.get('metric', 'overall')})")
+        axes.set_title(f"{category} ({block.metric})")
         axes.spines[:].set_visible(False)
         axes.tick_params(length=0)
     if image is not None:
         bar = figure.colorbar(image, ax=figure.axes, shrink=0.85, pad=0.02)
         bar.set_label("row minus column (score points)")
     return embed(figure, "Heatmap of mean score differences between identities, per category")
-
-
-def _mean_interval(values: np.ndarray[Any, Any]) -> tuple[float, float]:
-    """A 95% t interval for the mean, clipped to the score range; none below MIN_INTERVAL_N
-    scores, where it would mostly show the noise of the standard deviation itself."""
-    mean = float(values.mean())
-    if len(values) < MIN_INTERVAL_N:
-        return mean, mean
-    half = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
-    return max(0.0, mean - half), min(10.0, mean + half)
 
 
 @styled
@@ -206,7 +197,7 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
                     linewidths=0,
                 )
                 mean = float(own.mean())
-                low, high = _mean_interval(own.to_numpy())
+                low, high = mean_interval(own.to_numpy())
                 axes.errorbar(
                     [x + 0.28],
                     [mean],
@@ -230,44 +221,47 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
     return embed(figure, "Score distributions by identity for each metric and category")
 
 
-def _effect_label(row: Mapping[str, Any]) -> str:
-    judge = f" [{row['judge']}]" if row.get("judge") else ""
-    parts = (row.get("category", "?"), row.get("metric", "?"), row.get("contrast", "?"))
-    return " · ".join(str(p) for p in parts) + judge
+def _effect_label(row: EffectRow) -> str:
+    judge = f" [{row.judge}]" if row.judge else ""
+    return " · ".join((row.category, row.metric, row.contrast)) + judge
+
+
+def _adjusted_p(row: EffectRow) -> float | None:
+    """The Holm-adjusted p, or the raw one for effects from before the correction existed."""
+    p = row.p_holm if "p_holm" in row.model_fields_set else row.p_value
+    return None if p is None else float(p)
 
 
 @styled
-def forest_figure(
-    effects: Sequence[Mapping[str, Any]], alpha: float
-) -> tuple[EmbeddedFigure | None, int]:
+def forest_figure(effects: Sequence[EffectRow], alpha: float) -> tuple[EmbeddedFigure | None, int]:
     """Effect sizes with intervals, one panel per unit (score points, win rate - 0.5, ...).
     Effects whose Holm-adjusted p is below alpha are filled in the highlight colour. At most
     ``MAX_FOREST_ROWS`` rows are drawn (smallest adjusted p first); the count drawn is returned."""
-    rows = [e for e in effects if e.get("estimate") is not None]
+    rows = [e for e in effects if e.estimate is not None]
     if not rows:
         return None, 0
 
-    def order(row: Mapping[str, Any]) -> float:
-        p = row.get("p_holm", row.get("p_value"))
-        return 1.0 if p is None else float(p)
+    def order(row: EffectRow) -> float:
+        p = _adjusted_p(row)
+        return 1.0 if p is None else p
 
     rows = sorted(rows, key=order)[:MAX_FOREST_ROWS]
-    scales = list(dict.fromkeys(str(r.get("scale", "")) for r in rows))
-    heights = [sum(1 for r in rows if str(r.get("scale", "")) == s) for s in scales]
+    scales = list(dict.fromkeys(r.scale for r in rows))
+    heights = [sum(1 for r in rows if r.scale == s) for s in scales]
     figure = new_figure(9.0, 0.9 + 0.3 * sum(heights) + 0.5 * len(scales))
     grid = figure.add_gridspec(len(scales), 1, height_ratios=heights)
     for index, scale in enumerate(scales):
         axes = figure.add_subplot(grid[index, 0])
-        members = [r for r in rows if str(r.get("scale", "")) == scale][::-1]
+        members = [r for r in rows if r.scale == scale][::-1]
         for y, row in enumerate(members):
-            p = row.get("p_holm", row.get("p_value"))
-            detected = p is not None and float(p) < alpha
+            p = _adjusted_p(row)
+            detected = p is not None and p < alpha
             colour = HIGHLIGHT if detected else PALETTE[0]
-            low, high = row.get("ci_low"), row.get("ci_high")
+            low, high = row.ci_low, row.ci_high
             if low is not None and high is not None:
                 axes.hlines(y, low, high, color=colour, linewidth=2)
             axes.plot(
-                [row["estimate"]],
+                [float(row.estimate or 0.0)],
                 [y],
                 "o" if detected else "s",
                 color=colour,
@@ -283,161 +277,32 @@ def forest_figure(
 
 
 @styled
-def bradley_terry_figure(models: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
+def bradley_terry_figure(models: Sequence[BradleyTerryFit]) -> EmbeddedFigure | None:
     """Bradley-Terry abilities per identity (and the position term) with intervals."""
-    usable = [m for m in models if m.get("abilities")]
+    usable = [m for m in models if m.abilities]
     if not usable:
         return None
-    tallest = max(len(m["abilities"]) + 1 for m in usable)
+    tallest = max(len(m.abilities) + 1 for m in usable)
     figure = new_figure(4.0 * len(usable) + 0.6, 0.9 + 0.42 * tallest)
     for index, model in enumerate(usable):
         axes = figure.add_subplot(1, len(usable), index + 1)
-        entries = [(str(a["identity"]), a) for a in model["abilities"]]
-        if model.get("position"):
-            entries.append(("first position", model["position"]))
+        entries: list[tuple[str, BradleyTerryAbility | BradleyTerryTerm]] = [
+            (a.identity, a) for a in model.abilities
+        ]
+        if model.position is not None:
+            entries.append(("first position", model.position))
         colours = colour_map([name for name, _ in entries])
         for y, (name, entry) in enumerate(entries):
             colour = MUTED if name == "first position" else colours[name]
-            if entry.get("ci_low") is not None and entry.get("ci_high") is not None:
-                axes.hlines(y, entry["ci_low"], entry["ci_high"], color=colour, linewidth=2)
-            if entry.get("estimate") is not None:
-                axes.plot([entry["estimate"]], [y], "o", color=colour, markersize=7)
+            if entry.ci_low is not None and entry.ci_high is not None:
+                axes.hlines(y, entry.ci_low, entry.ci_high, color=colour, linewidth=2)
+            if entry.estimate is not None:
+                axes.plot([entry.estimate], [y], "o", color=colour, markersize=7)
         axes.axvline(0.0, color=MUTED, linestyle="--", linewidth=1)
         axes.set_yticks(range(len(entries)), [name for name, _ in entries])
         axes.set_ylim(-0.6, len(entries) - 0.4)
         axes.invert_yaxis()
-        axes.set_title(f"{model.get('category', '')} (n={model.get('n', '?')})")
+        axes.set_title(f"{model.category} (n={model.n})")
         axes.set_xlabel("log-odds ability")
         light_grid(axes, "x")
     return embed(figure, "Bradley-Terry identity abilities and position term with intervals")
-
-
-@styled
-def agreement_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
-    """Krippendorff's alpha per protocol and metric, first round beside final round, with the
-    customary 0.667 (tentative) and 0.8 (reliable) reference lines."""
-    usable = [r for r in rows if r.get("alpha") is not None]
-    if not usable:
-        return None
-    groups = list(dict.fromkeys(f"{r.get('protocol', '')} · {r.get('metric', '')}" for r in usable))
-    kinds = list(dict.fromkeys(str(r.get("round_kind", "")) for r in usable))
-    colours = colour_map(kinds)
-    figure = new_figure(7.5, 0.9 + 0.34 * len(groups) * len(kinds))
-    axes = figure.add_subplot()
-    height = 0.8 / len(kinds)
-    for k, kind in enumerate(kinds):
-        for g, group in enumerate(groups):
-            match = [
-                r
-                for r in usable
-                if f"{r.get('protocol', '')} · {r.get('metric', '')}" == group
-                and str(r.get("round_kind", "")) == kind
-            ]
-            if match:
-                value = float(match[0]["alpha"])
-                y = g + (k - (len(kinds) - 1) / 2) * height
-                axes.barh(
-                    y,
-                    value,
-                    height=height * 0.9,
-                    color=colours[kind],
-                    label=kind if g == 0 else None,
-                )
-                axes.text(
-                    value + 0.01 if value >= 0 else 0.01, y, f"{value:.2f}", va="center", fontsize=8
-                )
-    for line in (0.667, 0.8):
-        axes.axvline(line, color=MUTED, linestyle=":", linewidth=1)
-    axes.axvline(0.0, color=INK, linewidth=0.8)
-    low = min(-0.1, *(float(r["alpha"]) for r in usable))
-    axes.set_xlim(low - 0.05, 1.05)
-    axes.set_yticks(range(len(groups)), groups)
-    axes.invert_yaxis()
-    axes.set_xlabel("Krippendorff's alpha (1 = full agreement, 0 = chance)")
-    axes.legend(title="round", loc="lower right", fontsize=8, frameon=False)
-    light_grid(axes, "x")
-    return embed(figure, "Inter-judge agreement (Krippendorff's alpha) by metric and round")
-
-
-@styled
-def debate_shift_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
-    """Mean score per identity before (first round) and after the debate (final round)."""
-    usable = [r for r in rows if None not in (r.get("first_mean"), r.get("final_mean"))]
-    if not usable:
-        return None
-    overall = [r for r in usable if r.get("metric") == "overall"]
-    usable = overall or usable
-    labels = [
-        f"{r.get('protocol', '')} · {r.get('category', '')} · {r.get('identity', '')}"
-        + ("" if overall else f" · {r.get('metric', '')}")
-        for r in usable
-    ]
-    figure = new_figure(7.5, 0.9 + 0.32 * len(usable))
-    axes = figure.add_subplot()
-    for y, row in enumerate(usable):
-        first, final = float(row["first_mean"]), float(row["final_mean"])
-        axes.annotate(
-            "",
-            xy=(final, y),
-            xytext=(first, y),
-            arrowprops={"arrowstyle": "->", "color": PALETTE[0], "lw": 1.6},
-        )
-        axes.plot([first], [y], "o", color=MUTED, markersize=5)
-        axes.plot([final], [y], "o", color=PALETTE[0], markersize=6)
-    axes.set_yticks(range(len(usable)), labels, fontsize=8.5)
-    axes.invert_yaxis()
-    axes.set_xlabel("mean score: first round (grey) → final round (blue)")
-    light_grid(axes, "x")
-    return embed(figure, "Score shift from first to final round by identity")
-
-
-def _shift_panel(axes: Any, rows: Sequence[Mapping[str, Any]], prefix: str, label: str) -> None:
-    for y, row in enumerate(rows):
-        estimate = row.get(f"{prefix}_shift")
-        if estimate is None:
-            continue
-        low, high = row.get(f"{prefix}_ci_low"), row.get(f"{prefix}_ci_high")
-        moved = low is not None and high is not None and (low > 0 or high < 0)
-        colour = HIGHLIGHT if moved else PALETTE[0]
-        if low is not None and high is not None:
-            axes.hlines(y, low, high, color=colour, linewidth=2.4)
-        axes.plot(
-            [estimate],
-            [y],
-            "o" if moved else "s",
-            color=colour,
-            markerfacecolor=colour if moved else "white",
-            markersize=7,
-        )
-        axes.annotate(
-            f"{estimate:+.2f}",
-            (estimate, y),
-            xytext=(0, 7),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8.5,
-            color=INK,
-        )
-    axes.axvline(0.0, color=MUTED, linestyle="--", linewidth=1)
-    axes.set_ylim(-0.7, len(rows) - 0.3)
-    axes.invert_yaxis()
-    axes.set_xlabel(label)
-    light_grid(axes, "x")
-
-
-@styled
-def injection_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
-    """Per judge model: how far a candidate's instruction to the judges moved that candidate's
-    score (points on 0-10) and its share of pair verdicts, injected minus untouched twin, with
-    the intervals; 0 (dashed) is a judge that ignores the instruction."""
-    usable = [r for r in rows if r.get("score_shift") is not None]
-    if not usable:
-        return None
-    with_verdicts = any(r.get("verdict_shift") is not None for r in usable)
-    figure = new_figure(9.0 if with_verdicts else 5.5, 1.3 + 0.5 * len(usable))
-    panels = figure.subplots(1, 2 if with_verdicts else 1, sharey=True, squeeze=False)[0]
-    _shift_panel(panels[0], usable, "score", "score shift (points on the 0-10 scale)")
-    panels[0].set_yticks(range(len(usable)), [str(r.get("judge_model")) for r in usable])
-    if with_verdicts:
-        _shift_panel(panels[1], usable, "verdict", "shift in the share of pair verdicts won")
-    return embed(figure, "Injection robustness: score and verdict shift per judge model")

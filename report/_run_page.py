@@ -1,8 +1,9 @@
 """The run's HTML report: one self-contained file (inline CSS, figures as PNG data URIs).
 
-``render_report`` is pure: it reads the results dict, the scores frame and the run folder's
-JSON files as given, and renders ``templates/report.html.j2``. Every block of results.json is
-optional; a missing one becomes a short note saying what is absent, never an error. Only what
+``render_report`` is pure: it reads the typed results (``RunResults``, or the results.json dict
+it is read from), the scores frame and the run folder's JSON files as given, and renders
+``templates/report.html.j2``. Every block of results.json is optional; a missing one becomes a
+short note saying what is absent, never an error. Only what
 the caller passes is shown, and URLs and secret-looking keys are redacted on the way in.
 """
 
@@ -15,8 +16,17 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.analysis import OVERALL, moved_by_injection
+from fairpanel.analysis import (
+    OVERALL,
+    ArmResults,
+    ChiSquareRow,
+    RunResults,
+    baseline_scores,
+    bonferroni,
+    moved_by_injection,
+)
 from fairpanel.judging import METRICS
+from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
 from fairpanel.report._html import environment, integer, percent, redact
 from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
@@ -29,7 +39,7 @@ class ReportInputs:
     """Everything a report shows. ``scores`` is the run's scores frame (any arms and
     treatments; the report keeps the main arm under the baseline treatment, final round)."""
 
-    results: Mapping[str, Any]
+    results: RunResults | Mapping[str, Any]
     scores: pd.DataFrame
     run_name: str = "run"
     summary: Mapping[str, Any] | None = None
@@ -42,54 +52,36 @@ class ReportInputs:
 # --- section data -------------------------------------------------------------------------------
 
 
-def _baseline_scores(scores: pd.DataFrame, results: Mapping[str, Any]) -> pd.DataFrame:
-    """The rows the headline analysis covers: main arm, baseline treatment, single protocol,
-    the analysed round (results['round_kind'], final by default)."""
-    if scores.empty:
-        return scores
-    keep = pd.Series(True, index=scores.index)
-    if "arm" in scores.columns:
-        keep &= scores["arm"] == "main"
-    treatments = (results.get("design") or {}).get("treatments") or []
-    if "treatment" in scores.columns and treatments:
-        keep &= scores["treatment"] == treatments[0]
-    keep &= scores["protocol"] == "single"
-    keep &= scores["round_kind"] == results.get("round_kind", "final")
-    kept: pd.DataFrame = scores.loc[keep]
-    return kept
+def _chi_square_rows(block: ArmResults) -> list[ChiSquareRow]:
+    return [*block.single.chi_square, *block.pair.chi_square]
 
 
-def _chi_square_rows(block: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [
-        *(block.get("single") or {}).get("chi_square", []),
-        *(block.get("pair") or {}).get("chi_square", []),
-    ]
-
-
-def _smallest_p(block: Mapping[str, Any]) -> tuple[float | None, int]:
-    ps = [float(t["p_value"]) for t in _chi_square_rows(block) if t.get("p_value") is not None]
+def _smallest_p(block: ArmResults) -> tuple[float | None, int]:
+    ps = [float(t.p_value) for t in _chi_square_rows(block) if t.p_value is not None]
     return (min(ps) if ps else None), len(ps)
 
 
-def _arm_summary(name: str, block: Mapping[str, Any]) -> dict[str, Any]:
+def _arm_summary(name: str, block: ArmResults) -> dict[str, Any]:
     p, tests = _smallest_p(block)
     return {
         "name": name,
-        "trials": block.get("n_trials") or {},
+        "trials": block.n_trials,
         "smallest_p": p,
         "tests": tests,
-        "win_rates": (block.get("pair") or {}).get("win_rates", []),
-        "mean_rows": ((block.get("single") or {}).get("mean_scores") or {}).get("rows", []),
-        "pair_mean_rows": ((block.get("pair") or {}).get("mean_scores") or {}).get("rows", []),
+        "win_rates": block.pair.win_rates,
+        "mean_rows": block.single.mean_scores.rows,
+        "pair_mean_rows": block.pair.mean_scores.rows,
     }
 
 
-def _treatment_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
-    names = (results.get("design") or {}).get("treatments") or []
-    by_treatment = results.get("by_treatment") or {}
+def _treatments(results: RunResults) -> list[str]:
+    return results.design.treatments if results.design is not None else []
+
+
+def _treatment_rows(results: RunResults) -> list[dict[str, Any]]:
     rows = []
-    for index, name in enumerate(names):
-        block = results if index == 0 else by_treatment.get(name)
+    for index, name in enumerate(_treatments(results)):
+        block = results if index == 0 else results.by_treatment.get(name)
         if block is None:
             continue
         summary = _arm_summary(name, block)
@@ -117,9 +109,11 @@ def _scalar_rows(value: Any) -> list[tuple[str, Any]]:
     return rows
 
 
-def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[dict[str, str]]:
-    results, summary = inputs.results, inputs.summary or {}
-    counts = results.get("n_trials") or {}
+def _tiles(
+    results: RunResults, inputs: ReportInputs, judges: list[str], models: list[str]
+) -> list[dict[str, str]]:
+    summary = inputs.summary or {}
+    counts = results.n_trials
     tiles = [
         {
             "label": "main-arm trials",
@@ -132,9 +126,8 @@ def _tiles(inputs: ReportInputs, judges: list[str], models: list[str]) -> list[d
             "sub": ", ".join(models) or "models unknown",
         },
     ]
-    failures = results.get("failures") or []
-    turns = sum(int(f.get("turns") or 0) for f in failures)
-    failed = sum(int(f.get("failures") or 0) for f in failures)
+    turns = sum(f.turns for f in results.failures)
+    failed = sum(f.failures for f in results.failures)
     tiles.append(
         {
             "label": "parse failures",
@@ -211,12 +204,20 @@ _VERDICT_LABELS = {
 }
 
 
-def _injection_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _injection_rows(results: RunResults) -> list[dict[str, Any]]:
     """Each judge model's shift under the injection arm, with what it moved."""
-    return [
-        {"judge_model": model, **shift, "moved": moved_by_injection(shift)}
-        for model, shift in sorted((results.get("injection_robustness") or {}).items())
-    ]
+    rows = []
+    for model, shift in sorted(results.injection_robustness.items()):
+        fields = shift.model_dump()
+        rows.append({**fields, "judge_model": model, "moved": moved_by_injection(fields)})
+    return rows
+
+
+def typed_results(results: RunResults | Mapping[str, Any]) -> RunResults:
+    """The results with secret-looking values redacted, as the typed model (a dict read from
+    an older results.json loads with its missing blocks empty)."""
+    plain = results.model_dump() if isinstance(results, RunResults) else results
+    return RunResults.model_validate(redact(plain))
 
 
 def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -229,17 +230,18 @@ def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
 
 def report_context(inputs: ReportInputs) -> dict[str, Any]:
     """Everything the template reads; public for tests and for other renderers."""
-    results = redact(inputs.results)
+    results = typed_results(inputs.results)
     headline: Headline = headline_of(results)
-    alpha = float((results.get("headline") or {}).get("alpha", 0.05))
-    single, pair = results.get("single") or {}, results.get("pair") or {}
-    effects = results.get("effects") or []
+    alpha = float(results.headline.alpha) if results.headline is not None else 0.05
+    single, pair = results.single, results.pair
+    effects = results.effects
     # The panel's own effects lead; per-judge rows (often many) go below, folded away.
-    panel_effects = [e for e in effects if not e.get("judge")]
-    judge_effects = [e for e in effects if e.get("judge")]
+    panel_effects = [e for e in effects if not e.judge]
+    judge_effects = [e for e in effects if e.judge]
     forest, forest_rows = plots.forest_figure(panel_effects or judge_effects, alpha)
     judges, models = _judges_and_models(inputs)
-    control_arms = results.get("control_arms") or {}
+    false_positives = results.false_positive_arms()
+    chi_square = _chi_square_rows(results)
     context = {
         "run_name": inputs.run_name,
         "generated_at": inputs.generated_at,
@@ -248,35 +250,38 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "toc": SECTIONS,
         "alpha": alpha,
         "warnings": small_n_warnings(results) + _run_warnings(inputs.summary or {}),
-        "tiles": _tiles(inputs, judges, models),
+        "tiles": _tiles(results, inputs, judges, models),
         "metrics": [*METRICS, OVERALL],
         "results": results,
         "single": single,
         "pair": pair,
-        "win_rates": pair.get("win_rates", []),
-        "chi_square": _chi_square_rows(results),
+        "win_rates": pair.win_rates,
+        "chi_square": chi_square,
+        "chi_square_hits": [
+            (row, row.p_value is not None and bonferroni(row.p_value, len(chi_square)) < alpha)
+            for row in chi_square
+        ],
         "effects": effects,
         "panel_effects": panel_effects if panel_effects else judge_effects,
         "judge_effects": judge_effects if panel_effects else [],
         "effects_shown": forest_rows,
         "effects_max": plots.MAX_FOREST_ROWS,
-        "detected_ids": set((results.get("headline") or {}).get("detected") or []),
-        "families": results.get("multiple_comparisons") or [],
-        "position_bias": results.get("position_bias") or None,
-        "bradley_terry": results.get("bradley_terry") or [],
-        "agreement": results.get("agreement") or [],
-        "debate": results.get("debate") or {},
-        "control_false_positives": results.get("control_false_positives") or None,
+        "detected_ids": set(results.headline.detected if results.headline else []),
+        "families": results.multiple_comparisons,
+        "position_bias": results.position_bias,
+        "bradley_terry": results.bradley_terry,
+        "agreement": results.agreement,
+        "debate": results.debate,
+        "has_debate": "debate" in results.model_fields_set,
+        "control_note": results.false_positive_note,
         "control_rows": [
-            (name, _scalar_rows(block))
-            for name, block in (results.get("control_false_positives") or {}).items()
-            if isinstance(block, Mapping)
+            (name, _scalar_rows(block.to_json())) for name, block in false_positives.items()
         ],
-        "control_arms": [_arm_summary(name, block) for name, block in control_arms.items()],
+        "control_arms": [_arm_summary(name, block) for name, block in results.control_arms.items()],
         "treatments": _treatment_rows(results),
         "injection": _injection_rows(results),
-        "failures": results.get("failures") or [],
-        "failures_by_identity": results.get("failures_by_identity") or [],
+        "failures": results.failures,
+        "failures_by_identity": results.failures_by_identity,
         "failure_examples": redact(list(inputs.failure_examples)),
         "summary": redact(inputs.summary) if inputs.summary else None,
         "manifest": redact(inputs.manifest) if inputs.manifest else None,
@@ -285,18 +290,16 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         if inputs.experiment
         else None,
         "figures": {
-            "win_rates": plots.win_rate_figure(pair.get("win_rates", [])),
-            "score_difference": plots.score_difference_figure(single.get("score_difference") or {}),
+            "win_rates": plots.win_rate_figure(pair.win_rates),
+            "score_difference": plots.score_difference_figure(single.score_difference),
             "score_distribution": plots.score_distribution_figure(
-                _baseline_scores(inputs.scores, results)
+                baseline_scores(inputs.scores, results.round_kind, _treatments(results))
             ),
             "forest": forest,
-            "bradley_terry": plots.bradley_terry_figure(results.get("bradley_terry") or []),
-            "agreement": plots.agreement_figure(results.get("agreement") or []),
-            "debate": plots.debate_shift_figure(
-                (results.get("debate") or {}).get("shift_by_identity") or []
-            ),
-            "injection": plots.injection_figure(_injection_rows(results)),
+            "bradley_terry": plots.bradley_terry_figure(results.bradley_terry),
+            "agreement": panel_plots.agreement_figure(results.agreement),
+            "debate": panel_plots.debate_shift_figure(results.debate.shift_by_identity),
+            "injection": panel_plots.injection_figure(_injection_rows(results)),
         },
     }
     context["present"] = _present(context)
@@ -312,8 +315,10 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
         "score-distributions": bool(figures["score_distribution"] or context["chi_square"]),
         "effects": bool(context["effects"]),
         "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
-        "agreement": bool(context["agreement"] or context["debate"]),
-        "control-arms": bool(context["control_arms"] or context["control_false_positives"]),
+        "agreement": bool(context["agreement"] or context["has_debate"]),
+        "control-arms": bool(
+            context["control_arms"] or context["control_rows"] or context["control_note"]
+        ),
         "injection": bool(context["injection"]),
         "treatments": len(context["treatments"]) > 1,
         "parse-failures": bool(context["failures"]),

@@ -8,11 +8,11 @@ takes the first sentence of a report as its answer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from statsmodels.stats.proportion import proportion_confint
+from fairpanel.analysis import ArmResults, ChiSquareRow, WinRateRow, bonferroni, wilson_interval
 
 __all__ = ["SMALL_RUN_TRIALS", "Headline", "headline_of", "small_n_warnings"]
 
@@ -47,8 +47,8 @@ def format_p(p_value: float | None) -> str:
     return f"{p_value:.4f}" if p_value < 0.01 else f"{p_value:.3f}"
 
 
-def _trial_basis(results: Mapping[str, Any]) -> str:
-    counts = results.get("n_trials") or {}
+def _trial_basis(results: ArmResults) -> str:
+    counts = results.n_trials
     total = sum(int(v) for v in counts.values())
     parts = ", ".join(f"{int(v)} {k}" for k, v in counts.items() if v)
     return f"Rests on {total} main-arm trial{'s' if total != 1 else ''}" + (
@@ -56,23 +56,20 @@ def _trial_basis(results: Mapping[str, Any]) -> str:
     )
 
 
-def _chi_square_tests(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    tests: list[Mapping[str, Any]] = []
-    for protocol in ("single", "pair"):
-        block = results.get(protocol) or {}
-        tests.extend(t for t in block.get("chi_square", []) if t.get("p_value") is not None)
-    return tests
+def _chi_square_tests(results: ArmResults) -> list[tuple[ChiSquareRow, float]]:
+    """The chi-square tests that have a p-value, each with it."""
+    rows = [*results.single.chi_square, *results.pair.chi_square]
+    return [(row, float(row.p_value)) for row in rows if row.p_value is not None]
 
 
 def _chi_square_sentence(
-    tests: Sequence[Mapping[str, Any]], alpha: float
+    tests: Sequence[tuple[ChiSquareRow, float]], alpha: float
 ) -> tuple[str | None, bool]:
     if not tests:
         return None, False
-    smallest = min(tests, key=lambda t: float(t["p_value"]))
-    p = float(smallest["p_value"])
-    adjusted = min(1.0, p * len(tests))
-    where = f"{smallest['category']} {smallest['metric']}, {smallest.get('protocol', '')} trials"
+    smallest, p = min(tests, key=lambda test: test[1])
+    adjusted = bonferroni(p, len(tests))
+    where = f"{smallest.category} {smallest.metric}, {smallest.protocol} trials"
     if adjusted < alpha:
         return (
             f"Score levels differ by identity on {where}: chi-square {p_is(p)}, "
@@ -89,14 +86,10 @@ def _chi_square_sentence(
     )
 
 
-def _win_rate_sentence(rates: Sequence[Mapping[str, Any]]) -> tuple[str | None, bool]:
+def _win_rate_sentence(rates: Sequence[WinRateRow]) -> tuple[str | None, bool]:
     """The identity furthest from an even split of its decided pairs (ties left out, since a
     tie is a win for neither side), with a Wilson interval on that share."""
-    decided = [
-        (r, int(r.get("wins") or 0), int(r.get("losses") or 0))
-        for r in rates
-        if int(r.get("wins") or 0) + int(r.get("losses") or 0) > 0
-    ]
+    decided = [(r, r.wins, r.losses) for r in rates if r.wins + r.losses > 0]
     if not decided:
         return None, False
     # Rounded so that complementary shares (64% vs 36%) tie and the higher one is named.
@@ -104,47 +97,45 @@ def _win_rate_sentence(rates: Sequence[Mapping[str, Any]]) -> tuple[str | None, 
         decided, key=lambda d: (round(abs(d[1] / (d[1] + d[2]) - 0.5), 9), d[1] / (d[1] + d[2]))
     )
     total = wins + losses
-    low, high = proportion_confint(wins, total, alpha=0.05, method="wilson")
+    low, high = wilson_interval(wins, total, 0.95)
     excludes = bool(low > 0.5 or high < 0.5)
-    ties = int(row.get("ties") or 0)
+    ties = row.ties
     tie_note = f"; {ties} tie{'s' if ties != 1 else ''} left out" if ties else ""
     tail = "an interval that excludes 50%" if excludes else "an interval that includes 50%"
     return (
-        f"Furthest from an even split in pairs: {row['identity']} ({row['category']}) won "
+        f"Furthest from an even split in pairs: {row.identity} ({row.category}) won "
         f"{wins / total:.0%} of {total} decided pairs (95% CI {low:.0%} to {high:.0%}"
         f"{tie_note}), {tail}.",
         excludes,
     )
 
 
-def headline_of(results: Mapping[str, Any]) -> Headline:
-    """The verdict card's content; never raises on a partial or empty results dict."""
+def headline_of(results: ArmResults) -> Headline:
+    """The verdict card's content; never raises on partial or empty results."""
     basis = _trial_basis(results)
-    given = results.get("headline") or {}
-    if given.get("verdict") and given.get("tests") == 0:
-        return Headline(
-            verdict=str(given["verdict"]), tone="nodata", source="analysis", basis=basis
-        )
-    if given.get("verdict"):
-        detected = list(given.get("detected") or [])
+    given = results.headline
+    if given is not None and given.verdict and given.tests == 0:
+        return Headline(verdict=given.verdict, tone="nodata", source="analysis", basis=basis)
+    if given is not None and given.verdict:
+        detected = list(given.detected)
         details = (
             [
-                f"{len(detected)} effect(s) below alpha={given.get('alpha', DEFAULT_ALPHA)} "
+                f"{len(detected)} effect(s) below alpha={given.alpha} "
                 "after correction: " + ", ".join(detected)
             ]
             if detected
             else []
         )
         return Headline(
-            verdict=str(given["verdict"]),
+            verdict=given.verdict,
             tone="detected" if detected else "clear",
             source="analysis",
             basis=basis,
             details=details,
         )
-    alpha = float(given.get("alpha", DEFAULT_ALPHA))
+    alpha = float(given.alpha) if given is not None else DEFAULT_ALPHA
     chi_sentence, chi_hit = _chi_square_sentence(_chi_square_tests(results), alpha)
-    win_sentence, win_hit = _win_rate_sentence((results.get("pair") or {}).get("win_rates", []))
+    win_sentence, win_hit = _win_rate_sentence(results.pair.win_rates)
     sentences = [s for s in (chi_sentence, win_sentence) if s]
     if not sentences:
         return Headline(
@@ -162,27 +153,24 @@ def headline_of(results: Mapping[str, Any]) -> Headline:
     )
 
 
-def small_n_warnings(results: Mapping[str, Any]) -> list[str]:
+def small_n_warnings(results: ArmResults) -> list[str]:
     """Honest caveats the reader should see before the figures."""
     warnings: list[str] = []
-    counts = results.get("n_trials") or {}
-    total = sum(int(v) for v in counts.values())
+    total = sum(results.n_trials.values())
     if 0 < total < SMALL_RUN_TRIALS:
         warnings.append(
             f"Small run: {total} main-arm trials. Intervals are wide and the tests have little "
             "power, so 'no detectable difference' here is weak evidence that the judges are "
             "fair; plan a larger design before drawing conclusions."
         )
-    rates = (results.get("pair") or {}).get("win_rates", [])
-    thin = sorted({str(r["category"]) for r in rates if int(r.get("n") or 0) < SMALL_CELL})
+    thin = sorted({r.category for r in results.pair.win_rates if r.n < SMALL_CELL})
     if thin:
         warnings.append(
             f"Fewer than {SMALL_CELL} pair appearances per identity in {', '.join(thin)}: each "
             "win rate's interval spans more than about 30 points."
         )
-    failures = results.get("failures") or []
-    turns = sum(int(f.get("turns") or 0) for f in failures)
-    failed = sum(int(f.get("failures") or 0) for f in failures)
+    turns = sum(f.turns for f in results.failures)
+    failed = sum(f.failures for f in results.failures)
     if turns and failed / turns > 0.1:
         warnings.append(
             f"{failed / turns:.0%} of judge turns did not parse ({failed} of {turns}); the "

@@ -1,7 +1,7 @@
-"""Rich tables for the CLI, built from the JSON report of ``analyze``.
+"""Rich tables for the CLI, built from the typed results of ``analyze`` (``RunResults``).
 
-Rendering reads the report dict (not the frames) so the CLI can show a report loaded back from
-disk exactly as it showed the fresh one.
+Rendering reads the results (not the frames) so the CLI can show results loaded back from
+disk exactly as it showed the fresh ones.
 """
 
 from __future__ import annotations
@@ -12,7 +12,17 @@ from typing import Any
 from rich.console import JustifyMethod
 from rich.table import Table
 
-from fairpanel.analysis import OVERALL, moved_by_injection
+from fairpanel.analysis import (
+    OVERALL,
+    ChiSquareRow,
+    EffectRow,
+    FailureRow,
+    InjectionShiftRow,
+    MeanScoresBlock,
+    RunResults,
+    WinRateRow,
+    moved_by_injection,
+)
 from fairpanel.judging import METRICS
 
 _MISSING = "-"
@@ -32,24 +42,24 @@ def _num(value: float | None, digits: int = 2) -> str:
     return _MISSING if value is None else f"{value:.{digits}f}"
 
 
-def _mean_scores_table(block: Mapping[str, Any], title: str) -> Table:
-    table = Table(title=title, caption=None if block.get("rows") else "no data")
+def _mean_scores_table(block: MeanScoresBlock, title: str) -> Table:
+    table = Table(title=title, caption=None if block.rows else "no data")
     table.add_column("Category")
     table.add_column("Identity")
     for metric in (*METRICS, OVERALL):
         table.add_column(metric.capitalize(), justify="right")
     table.add_column("n", justify="right")
-    for row in block.get("rows", []):
+    for row in block.rows:
         table.add_row(
-            str(row["category"]),
-            str(row["identity"]),
-            *(_num(row[metric]) for metric in (*METRICS, OVERALL)),
-            str(row["n"]),
+            row.category,
+            row.identity,
+            *(_num(getattr(row, metric)) for metric in (*METRICS, OVERALL)),
+            str(row.n),
         )
     return table
 
 
-def _chi_square_table(results: Sequence[Mapping[str, Any]], title: str) -> Table:
+def _chi_square_table(results: Sequence[ChiSquareRow], title: str) -> Table:
     table = Table(title=title, caption=None if results else "no data")
     for name in ("Category", "Metric", "Table", "n", "chi2", "dof", "p", "Cramer's V", "Note"):
         justify: JustifyMethod = (
@@ -57,35 +67,35 @@ def _chi_square_table(results: Sequence[Mapping[str, Any]], title: str) -> Table
         )
         table.add_column(name, justify=justify)
     for res in results:
-        shape = f"{len(res['identities'])}x{len(res['levels'])}"
+        shape = f"{len(res.identities)}x{len(res.levels)}"
         table.add_row(
-            str(res["category"]),
-            str(res["metric"]),
+            res.category,
+            res.metric,
             shape,
-            str(res["n"]),
-            _num(res["chi2"]),
-            _MISSING if res["dof"] is None else str(res["dof"]),
-            format_p(res["p_value"]),
-            _num(res["cramers_v"], 3),
-            str(res.get("note") or ""),
+            str(res.n),
+            _num(res.chi2),
+            _MISSING if res.dof is None else str(res.dof),
+            format_p(res.p_value),
+            _num(res.cramers_v, 3),
+            res.note or "",
         )
     return table
 
 
-def _win_rate_table(results: Sequence[Mapping[str, Any]]) -> Table:
-    level = f"{results[0]['confidence']:.0%}" if results else "95%"
+def _win_rate_table(results: Sequence[WinRateRow]) -> Table:
+    level = f"{results[0].confidence:.0%}" if results else "95%"
     table = Table(title="Pair win rates", caption=None if results else "no data")
     for name in ("Category", "Identity", "Wins", "Ties", "Appearances", "Rate", f"{level} CI"):
         table.add_column(name, justify="left" if name in {"Category", "Identity"} else "right")
     for res in results:
         table.add_row(
-            str(res["category"]),
-            str(res["identity"]),
-            str(res["wins"]),
-            str(res["ties"]),
-            str(res["appearances"]),
-            f"{res['rate']:.1%}",
-            f"[{res['ci_low']:.1%}, {res['ci_high']:.1%}]",
+            res.category,
+            res.identity,
+            str(res.wins),
+            str(res.ties),
+            str(res.appearances),
+            _percent(res.rate),
+            f"[{_percent(res.ci_low)}, {_percent(res.ci_high)}]",
         )
     return table
 
@@ -99,10 +109,14 @@ _SHORT_TEST = {
 }
 
 
-def _estimate(effect: Mapping[str, Any]) -> str:
+def _percent(value: float | None) -> str:
+    return _MISSING if value is None else f"{value:.1%}"
+
+
+def _estimate(effect: EffectRow) -> str:
     """Estimate and interval in the effect's units (percentage points for win rates)."""
-    scale = str(effect["scale"])
-    values = (effect["estimate"], effect["ci_low"], effect["ci_high"])
+    scale = effect.scale
+    values = (effect.estimate, effect.ci_low, effect.ci_high)
     if values[0] is None:
         return _MISSING
     if scale == "win rate - 0.5":
@@ -113,14 +127,14 @@ def _estimate(effect: Mapping[str, Any]) -> str:
     return f"{shown[0]}{unit} [{shown[1]}, {shown[2]}]"
 
 
-def _effects_table(effects: Sequence[Mapping[str, Any]]) -> Table:
+def _effects_table(effects: Sequence[EffectRow]) -> Table:
     """The panel's contrasts and every called one, called first, then by Holm-adjusted p; at
     most ``_EFFECT_ROWS`` rows, with a caption pointing to the rest."""
-    shown = [e for e in effects if e["judge"] is None or e["verdict"] != "no detectable difference"]
+    shown = [e for e in effects if e.judge is None or e.verdict != "no detectable difference"]
     shown.sort(
         key=lambda e: (
-            e["verdict"] == "no detectable difference",
-            e["p_holm"] if e["p_holm"] is not None else 2.0,
+            e.verdict == "no detectable difference",
+            e.p_holm if e.p_holm is not None else 2.0,
         )
     )
     hidden = len(effects) - min(len(shown), _EFFECT_ROWS)
@@ -129,39 +143,39 @@ def _effects_table(effects: Sequence[Mapping[str, Any]]) -> Table:
     for name in ("Contrast", "Metric", "Test", "Estimate [CI]", "p Holm", "Verdict"):
         table.add_column(name, justify="right" if name == "p Holm" else "left")
     for effect in shown[:_EFFECT_ROWS]:
-        versus = effect["versus"] or "50%"
-        contrast = f"{effect['category']}: {effect['identity']} vs {versus}"
-        if effect["judge"] is not None:
-            contrast += f" ({effect['judge']})"
-        verdict = str(effect["verdict"])
+        versus = effect.versus or "50%"
+        contrast = f"{effect.category}: {effect.identity} vs {versus}"
+        if effect.judge is not None:
+            contrast += f" ({effect.judge})"
+        verdict = effect.verdict
         table.add_row(
             contrast,
-            str(effect["metric"]),
-            _SHORT_TEST.get(str(effect["test"]), str(effect["test"])),
+            effect.metric,
+            _SHORT_TEST.get(effect.test, effect.test),
             _estimate(effect),
-            format_p(effect["p_holm"]),
+            format_p(effect.p_holm),
             _MISSING if verdict == "no detectable difference" else verdict,
         )
     return table
 
 
-def _failure_table(results: Sequence[Mapping[str, Any]]) -> Table:
+def _failure_table(results: Sequence[FailureRow]) -> Table:
     table = Table(title="Judge parse failures")
     for name in ("Protocol", "Category", "Judge", "Failures", "Turns", "Rate"):
         table.add_column(name, justify="right" if name in {"Failures", "Turns", "Rate"} else "left")
     for res in results:
         table.add_row(
-            str(res["protocol"]),
-            str(res["category"]),
-            str(res["judge"]),
-            str(res["failures"]),
-            str(res["turns"]),
-            f"{res['rate']:.1%}",
+            res.protocol,
+            res.category,
+            res.judge,
+            str(res.failures),
+            str(res.turns),
+            _percent(res.rate),
         )
     return table
 
 
-def _injection_table(shifts: Mapping[str, Mapping[str, Any]]) -> Table:
+def _injection_table(shifts: Mapping[str, InjectionShiftRow]) -> Table:
     """One row per judge model and scale, so it fits a narrow terminal."""
     table = Table(title="Injection robustness", caption="injected minus untouched twin")
     table.add_column("Judge model", no_wrap=True)
@@ -170,17 +184,26 @@ def _injection_table(shifts: Mapping[str, Mapping[str, Any]]) -> Table:
         table.add_column(name, justify="right")
     table.add_column("Reading", no_wrap=True)
     for model, shift in sorted(shifts.items()):
-        moved = moved_by_injection(shift)
-        for scale, n_key in (("score", "n"), ("verdict", "verdict_n")):
-            if shift.get(f"{scale}_shift") is None:
+        moved = moved_by_injection(shift.model_dump())
+        scales = (
+            ("score", shift.score_shift, shift.score_ci_low, shift.score_ci_high, shift.n),
+            (
+                "verdict",
+                shift.verdict_shift,
+                shift.verdict_ci_low,
+                shift.verdict_ci_high,
+                shift.verdict_n,
+            ),
+        )
+        for scale, estimate, low, high, n in scales:
+            if estimate is None:
                 continue
-            low, high = shift.get(f"{scale}_ci_low"), shift.get(f"{scale}_ci_high")
             table.add_row(
                 model,
                 scale,
-                _signed(shift.get(f"{scale}_shift")),
+                _signed(estimate),
                 f"[{_signed(low)}, {_signed(high)}]",
-                str(shift.get(n_key, _MISSING)),
+                str(n),
                 "moved" if scale in moved else "no shift",
             )
     return table
@@ -190,14 +213,12 @@ def _signed(value: float | None) -> str:
     return _MISSING if value is None else f"{value:+.2f}"
 
 
-def headline_text(results: Mapping[str, Any]) -> str | None:
+def headline_text(results: RunResults) -> str | None:
     """The report's plain-language verdict, if it has one."""
-    block = results.get("headline") or {}
-    verdict = block.get("verdict")
-    return None if verdict is None else str(verdict)
+    return None if results.headline is None else results.headline.verdict
 
 
-def render_tables(results: Mapping[str, Any]) -> list[Table]:
+def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
     """Tables for an ``analyze`` report: the headline and identity effects, mean scores,
     chi-square tests, win rates, failures.
 
@@ -206,9 +227,8 @@ def render_tables(results: Mapping[str, Any]) -> list[Table]:
     have rows, and the failure table only lists judges with at least one failure, to keep the
     terminal output short.
     """
-    single = results.get("single", {})
-    pair = results.get("pair", {})
-    round_kind = results.get("round_kind", "final")
+    results = given if isinstance(given, RunResults) else RunResults.model_validate(given)
+    single, pair, round_kind = results.single, results.pair, results.round_kind
     tables: list[Table] = []
     verdict = headline_text(results)
     if verdict is not None:
@@ -216,21 +236,21 @@ def render_tables(results: Mapping[str, Any]) -> list[Table]:
         banner.add_column("verdict")
         banner.add_row(verdict)
         tables.append(banner)
-    if results.get("effects"):
-        tables.append(_effects_table(results["effects"]))
+    if results.effects:
+        tables.append(_effects_table(results.effects))
 
     tables += [
-        _mean_scores_table(single.get("mean_scores", {}), f"Mean scores, single ({round_kind})"),
-        _chi_square_table(single.get("chi_square", []), f"Chi-square, single ({round_kind})"),
+        _mean_scores_table(single.mean_scores, f"Mean scores, single ({round_kind})"),
+        _chi_square_table(single.chi_square, f"Chi-square, single ({round_kind})"),
     ]
-    if pair.get("mean_scores", {}).get("rows"):
-        tables.append(_mean_scores_table(pair["mean_scores"], f"Mean scores, pair ({round_kind})"))
-    if pair.get("chi_square"):
-        tables.append(_chi_square_table(pair["chi_square"], f"Chi-square, pair ({round_kind})"))
-    tables.append(_win_rate_table(pair.get("win_rates", [])))
-    failed = [row for row in results.get("failures", []) if row.get("failures")]
+    if pair.mean_scores.rows:
+        tables.append(_mean_scores_table(pair.mean_scores, f"Mean scores, pair ({round_kind})"))
+    if pair.chi_square:
+        tables.append(_chi_square_table(pair.chi_square, f"Chi-square, pair ({round_kind})"))
+    tables.append(_win_rate_table(pair.win_rates))
+    failed = [row for row in results.failures if row.failures]
     if failed:
         tables.append(_failure_table(failed))
-    if results.get("injection_robustness"):
-        tables.append(_injection_table(results["injection_robustness"]))
+    if results.injection_robustness:
+        tables.append(_injection_table(results.injection_robustness))
     return tables

@@ -199,8 +199,8 @@ def test_report_command_rewrites_the_report(cli: Cli, run_dir: Path) -> None:
 
 
 def test_distribution_figure_uses_only_the_baseline_main_arm(run_dir: Path) -> None:
+    from fairpanel.analysis import baseline_scores
     from fairpanel.judging import Store, load_frames
-    from fairpanel.report._run_page import _baseline_scores
 
     store = Store(run_dir / "fairpanel.sqlite")
     try:
@@ -208,7 +208,7 @@ def test_distribution_figure_uses_only_the_baseline_main_arm(run_dir: Path) -> N
     finally:
         store.close()
     results = read_json(run_dir / "results.json")
-    kept = _baseline_scores(scores, results)
+    kept = baseline_scores(scores, results["round_kind"], results["design"]["treatments"])
     assert set(kept["arm"]) == {"main"}
     assert set(kept["treatment"]) == {"baseline"}
     assert set(kept["round_kind"]) == {"final"} and set(kept["protocol"]) == {"single"}
@@ -387,18 +387,6 @@ def test_failed_trials_and_an_early_stop_are_flagged() -> None:
     assert "The run stopped early: 5 trials failed (--max-failures)" in text
 
 
-def test_distribution_interval_is_a_t_interval_clipped_to_the_score_range() -> None:
-    from scipy import stats
-
-    from fairpanel.report._run_figures import _mean_interval
-
-    values = np.array([5.0, 6.0, 7.0, 6.0, 8.0, 4.0, 6.0])
-    expected = stats.t.interval(0.95, len(values) - 1, values.mean(), stats.sem(values))
-    assert np.allclose(_mean_interval(values), expected)
-    assert _mean_interval(np.array([10.0, 10.0, 9.0, 10.0, 10.0]))[1] == 10.0  # clipped
-    assert _mean_interval(np.array([2.0, 10.0])) == (6.0, 6.0)  # too few scores: no interval
-
-
 def test_report_masks_credentials_in_folder_json(cli: Cli, run_dir: Path, tmp_path: Path) -> None:
     # Config files refuse credentials in URLs, but a folder's JSON may still carry one (a
     # warning that quotes a request URL, a hand-edited manifest): the report masks them.
@@ -417,3 +405,26 @@ def test_report_masks_credentials_in_folder_json(cli: Cli, run_dir: Path, tmp_pa
     assert "hunter2-secret" not in html  # ... without its password
     assert "sk-query-secret" not in html
     assert "reportuser" not in html
+
+
+def test_report_package_computes_no_statistics_of_its_own() -> None:
+    # Every interval and test the run page shows comes from fairpanel.analysis; the page
+    # modules only render, so none of them imports a statistics library.
+    report_dir = Path(__file__).resolve().parents[2] / "report"
+    page_modules = ["_run_page.py", "_run_figures.py", "_panel_figures.py", "_verdict.py"]
+    for name in page_modules:
+        source = (report_dir / name).read_text(encoding="utf-8")
+        imports = re.findall(r"^\s*(?:from|import) (\S+)", source, flags=re.MULTILINE)
+        assert not [m for m in imports if m.split(".")[0] in {"scipy", "statsmodels"}], name
+
+
+def test_results_json_is_the_dump_of_the_typed_results(run_dir: Path) -> None:
+    # The CLI's results.json (main arm, control arms, design, false positives) reads into
+    # RunResults and writes back byte for byte: the models carry every key, in file order.
+    from fairpanel.analysis import RunResults
+
+    path = run_dir / "results.json"
+    typed = RunResults.read(path)
+    assert typed.design is not None and typed.control_arms
+    rewritten = json.dumps(typed.to_json(), indent=2, allow_nan=False) + "\n"
+    assert rewritten == path.read_text(encoding="utf-8")

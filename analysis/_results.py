@@ -1,0 +1,200 @@
+"""results.json as typed models: one arm's results (``ArmResults``, what ``analyze_arm``
+returns) and the whole file (``RunResults``), read by the report and the terminal tables. The
+rows they hold are in ``_result_rows``.
+
+Field order is the order of the keys in results.json, so the file is the models' plain dump.
+Reading is lenient: unknown keys are ignored and every block is optional, so a results.json
+written by an older version loads with its missing blocks empty. Writing is exact:
+``ArmResults.from_report`` refuses a report with a key the models do not carry, so no statistic
+is dropped on its way to disk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, Field, WrapSerializer
+from pydantic_core.core_schema import SerializerFunctionWrapHandler
+
+from fairpanel.analysis._result_rows import (
+    AgreementRow,
+    BradleyTerryFit,
+    DebateBlock,
+    EffectRow,
+    FailureByIdentityRow,
+    FailureRow,
+    FamilyRow,
+    HeadlineBlock,
+    Number,
+    OptionalPositionBias,
+    PairBlock,
+    ResultsModel,
+    SingleBlock,
+)
+
+__all__ = [
+    "ArmResults",
+    "ControlFalsePositives",
+    "DesignBlock",
+    "InjectionShiftRow",
+    "LabelSwapTests",
+    "RunResults",
+]
+
+_Block = TypeVar("_Block", bound=BaseModel)
+
+
+class ArmResults(ResultsModel):
+    """What ``analyze`` computes for one arm under one treatment (the main arm's blocks lead
+    results.json; each control arm and each further treatment has its own)."""
+
+    n_trials: dict[str, int] = Field(default_factory=dict)
+    round_kind: str = "final"
+    single: SingleBlock = Field(default_factory=SingleBlock)
+    pair: PairBlock = Field(default_factory=PairBlock)
+    failures: list[FailureRow] = Field(default_factory=list)
+    headline: HeadlineBlock | None = None
+    effects: list[EffectRow] = Field(default_factory=list)
+    multiple_comparisons: list[FamilyRow] = Field(default_factory=list)
+    position_bias: OptionalPositionBias = None
+    bradley_terry: list[BradleyTerryFit] = Field(default_factory=list)
+    agreement: list[AgreementRow] = Field(default_factory=list)
+    debate: DebateBlock = Field(default_factory=DebateBlock)
+    failures_by_identity: list[FailureByIdentityRow] = Field(default_factory=list)
+
+    @classmethod
+    def from_report(cls: type[_Block], report: Mapping[str, Any]) -> _Block:
+        """The typed form of a freshly computed report; raises ``ValueError`` when the models
+        would lose or add a key, so the file written is exactly what was computed."""
+        typed = cls.model_validate(report)
+        if typed.model_dump() != report:
+            raise ValueError(f"the {cls.__name__} models do not carry every computed key")
+        return typed
+
+    def to_json(self) -> dict[str, Any]:
+        """The plain-JSON form, in results.json's key order."""
+        return self.model_dump()
+
+
+class DesignBlock(ResultsModel):
+    arms: list[str] = Field(default_factory=list)
+    treatments: list[str] = Field(default_factory=list)
+    signals: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+class InjectionShiftRow(ResultsModel):
+    judge_model: str
+    n: int = 0
+    score_shift: Number | None = None
+    score_ci_low: Number | None = None
+    score_ci_high: Number | None = None
+    verdict_n: int = 0
+    verdict_shift: Number | None = None
+    verdict_ci_low: Number | None = None
+    verdict_ci_high: Number | None = None
+    flips_to_injected: int = 0
+    flips_away: int = 0
+    confidence: Number = 0.95
+    method: str = ""
+
+
+class LabelSwapTests(ResultsModel):
+    tests: int = 0
+    rejected: int = 0
+    rate: Number | None = None
+    alpha: Number = 0.05
+    method: str = ""
+
+
+class ControlFalsePositives(ResultsModel):
+    """One control arm's rejections where no identity contrast exists."""
+
+    n_verdicts: int = 0
+    position_bias: OptionalPositionBias = None
+    label_swap_tests: LabelSwapTests | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The plain-JSON form; an arm without label-swap tests (no swapped pairs) has no key."""
+        dumped = self.model_dump()
+        if self.label_swap_tests is None:
+            dumped.pop("label_swap_tests")
+        return dumped
+
+
+def _drop_absent_swaps(value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+    return value.to_json() if isinstance(value, ControlFalsePositives) else handler(value)
+
+
+ControlFalsePositivesEntry = Annotated[
+    ControlFalsePositives | str, WrapSerializer(_drop_absent_swaps)
+]
+"""An arm's block, or the ``note`` string that sits beside them."""
+
+
+class RunResults(ArmResults):
+    """The whole of results.json: the main arm's blocks, then the run-level ones (absent from
+    files written before they existed, and from an arm's own blocks)."""
+
+    design: DesignBlock | None = None
+    by_treatment: dict[str, ArmResults] = Field(default_factory=dict)
+    control_arms: dict[str, ArmResults] = Field(default_factory=dict)
+    injection_robustness: dict[str, InjectionShiftRow] = Field(default_factory=dict)
+    control_false_positives: dict[str, ControlFalsePositivesEntry] = Field(default_factory=dict)
+
+    @classmethod
+    def assemble(
+        cls,
+        main: ArmResults,
+        *,
+        design: DesignBlock,
+        by_treatment: Mapping[str, ArmResults],
+        control_arms: Mapping[str, ArmResults],
+        injection_robustness: Mapping[str, Any],
+        control_false_positives: Mapping[str, Any],
+    ) -> RunResults:
+        """results.json from its parts: the main arm under the baseline treatment leads, then
+        the design, each further treatment, each control arm, the injection shifts by judge
+        model and the control arms' false positives."""
+        return cls.model_validate(
+            {
+                **dict(main),
+                "design": design,
+                "by_treatment": dict(by_treatment),
+                "control_arms": dict(control_arms),
+                "injection_robustness": dict(injection_robustness),
+                "control_false_positives": dict(control_false_positives),
+            }
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The plain-JSON form; a run-level block the results were given without (an arm's
+        own results, a file from before the block existed) stays absent rather than empty."""
+        dumped = self.model_dump()
+        for name in _RUN_LEVEL_BLOCKS - self.model_fields_set:
+            del dumped[name]
+        return dumped
+
+    @classmethod
+    def read(cls, path: Path) -> RunResults:
+        """Load a run folder's results.json, whichever version wrote it."""
+        return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+    def false_positive_arms(self) -> dict[str, ControlFalsePositives]:
+        """The control arms' false-positive blocks, without the note."""
+        return {
+            name: block
+            for name, block in self.control_false_positives.items()
+            if isinstance(block, ControlFalsePositives)
+        }
+
+    @property
+    def false_positive_note(self) -> str | None:
+        note = self.control_false_positives.get("note")
+        return note if isinstance(note, str) else None
+
+
+_RUN_LEVEL_BLOCKS = frozenset(RunResults.model_fields) - frozenset(ArmResults.model_fields)
