@@ -9,11 +9,12 @@ from fairpanel.report._compare_page import (
     leaderboard_table,
     render_compare_html,
 )
+from fairpanel.report._numbers import format_p, percent
 from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
 from fairpanel.report._run_page import ReportInputs, render_report
 from fairpanel.report._study_file import write_study_report
 from fairpanel.report._study_page import StudyReportInputs, render_study_report
-from fairpanel.report._verdict import Headline, format_p, headline_of, small_n_warnings
+from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
 
 __all__ = [
     "COLUMNS",
@@ -25,6 +26,7 @@ __all__ = [
     "headline_of",
     "leaderboard_cells",
     "leaderboard_table",
+    "percent",
     "render_compare_html",
     "render_report",
     "render_study_report",

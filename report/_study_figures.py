@@ -24,7 +24,7 @@ from fairpanel.report._figure import (
     new_figure,
     styled,
 )
-from fairpanel.report._verdict import format_p
+from fairpanel.report._numbers import format_p
 
 __all__ = [
     "award_counts_figure",

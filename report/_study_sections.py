@@ -13,7 +13,7 @@ from typing import Any
 
 from fairpanel.report import _study_figures as plots
 from fairpanel.report._figure import EmbeddedFigure
-from fairpanel.report._verdict import format_p
+from fairpanel.report._numbers import format_p
 
 __all__ = ["Block", "Section", "StudyVerdict", "study_sections"]
 
