@@ -17,8 +17,8 @@ from fairpanel.studies.award_audit._figures import (
     award_counts_figure,
     award_share_figure,
     followup_figure,
-    level_name,
 )
+from fairpanel.studies.award_audit._readers import AwardResults
 
 __all__ = ["award_report"]
 
@@ -32,28 +32,24 @@ def _pct(value: Any) -> str:
 def award_report(results: Mapping[str, Any]) -> StudyPage:
     """The verdict on the pooled split against 50%, then the choices and the follow-ups."""
     tables = DisplayTables(results)
-    choices = results.get("choices") or []
-    groups = [str(g) for g in results.get("groups") or []]
-    tested = str(results.get("tested_group") or (groups[0] if groups else "tested group"))
-    pooled = next((c for c in choices if c.get("level") == "all"), None)
-    if not pooled or not pooled.get("n"):
+    read = AwardResults.model_validate(results)
+    tested, pooled = read.tested, read.pooled
+    if pooled is None or not pooled.n:
         verdict = StudyVerdict("nodata", "No verdict yet", "No decided award answers stored yet.")
     else:
-        counts = pooled.get("counts") or {}
-        equivocal = counts.get("equivocal", 0) / max(1, sum(counts.values()))
-        hit = pooled.get("p_exact") is not None and float(pooled["p_exact"]) < ALPHA
+        equivocal = pooled.counts.get("equivocal", 0) / max(1, sum(pooled.counts.values()))
+        hit = pooled.p_exact is not None and pooled.p_exact < ALPHA
         verdict = StudyVerdict(
             "detected" if hit else "clear",
             "Group preference detected" if hit else "No detectable group preference",
-            f"{tested} students were chosen in {_pct(pooled['share'])} of {pooled['n']:,} "
-            f"decided answers (95% exact interval {_pct(pooled.get('ci_low'))} to "
-            f"{_pct(pooled.get('ci_high'))}; binomial p {format_p(pooled.get('p_exact'))} "
+            f"{tested} students were chosen in {_pct(pooled.share)} of {pooled.n:,} "
+            f"decided answers (95% exact interval {_pct(pooled.ci_low)} to "
+            f"{_pct(pooled.ci_high)}; binomial p {format_p(pooled.p_exact)} "
             f"against 50%); {_pct(equivocal)} of answers were equivocal.",
             [
-                f"{level_name(c.get('level'))}: {_pct(c.get('share'))} of {c.get('n')} "
-                f"(Bonferroni p {format_p(c.get('p_bonferroni'))})"
-                for c in choices
-                if c.get("level") != "all"
+                f"{c.name}: {_pct(c.share)} of {c.n} (Bonferroni p {format_p(c.p_bonferroni)})"
+                for c in read.choices
+                if not c.pooled
             ],
         )
     choice = Section(
@@ -61,16 +57,16 @@ def award_report(results: Mapping[str, Any]) -> StudyPage:
         "Award choices",
         "Which student the model gives the award to, per level of the award and pooled. Equivocal "
         "answers (both students or neither) are counted but left out of the share and its test. "
-        f"{results.get('choice_method', '')}",
+        f"{read.choice_method}",
     )
     choice.figure(
-        award_share_figure(choices, tested, ALPHA),
+        award_share_figure(read.choices, tested, ALPHA),
         f"Share of decided answers choosing {tested}, with the exact 95% interval; 50% dashed. "
         f"Vermillion: Bonferroni-adjusted p below {ALPHA}.",
         "No decided answers to draw.",
     )
     choice.figure(
-        award_counts_figure(choices, groups),
+        award_counts_figure(read.choices, read.groups),
         "Every answer per level, equivocal ones included.",
         "No answers to draw.",
     )
@@ -83,7 +79,7 @@ def award_report(results: Mapping[str, Any]) -> StudyPage:
         "independence from the group it chose (chi-square, only when every cell holds 5).",
     )
     followup.figure(
-        followup_figure(results.get("followup") or []),
+        followup_figure(read.followup),
         "Explanation codes by chosen group per level, with the chi-square p.",
         "No coded follow-up answers.",
     )
