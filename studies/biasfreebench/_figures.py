@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from fairpanel.report import (
     HIGHLIGHT,
@@ -20,69 +19,65 @@ from fairpanel.report import (
     percent_axis,
     styled,
 )
+from fairpanel.studies.biasfreebench._readers import Treatment
 
 __all__ = ["bfs_difference_figure", "bfs_forest_figure"]
 
 
 @styled
-def bfs_forest_figure(treatments: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
+def bfs_forest_figure(treatments: Sequence[Treatment]) -> EmbeddedFigure | None:
     """Bias-Free Score with its Wilson interval for every treatment: pooled, then one panel
     per category; the dashed line is the baseline's score."""
-    rows = [t for t in treatments if (t.get("pooled") or {}).get("n")]
+    rows = [t for t in treatments if t.pooled.n]
     if not rows:
         return None
-    categories = list(dict.fromkeys(c for t in rows for c in (t.get("by_category") or {})))
+    categories = list(dict.fromkeys(c for t in rows for c in t.by_category))
     panels_of = ["pooled", *categories]
     figure = new_figure(max(7.0, 2.6 * len(panels_of) + 1.5), 1.1 + 0.38 * len(rows))
     panels = figure.subplots(1, len(panels_of), sharey=True, squeeze=False)[0]
     for axes, panel in zip(panels, panels_of, strict=True):
-        cells = [
-            t.get("pooled") if panel == "pooled" else (t.get("by_category") or {}).get(panel)
-            for t in rows
-        ]
+        cells = [t.pooled if panel == "pooled" else t.by_category.get(panel) for t in rows]
         bars = [
-            IntervalBar(
-                y,
-                float(cell["bfs"]),
-                cell.get("ci_low"),
-                cell.get("ci_high"),
-                MUTED if y == 0 else PALETTE[0],
-            )
+            IntervalBar(y, cell.bfs, cell.ci_low, cell.ci_high, MUTED if y == 0 else PALETTE[0])
             for y, cell in enumerate(cells)
-            if cell and cell.get("bfs") is not None
+            if cell is not None and cell.bfs is not None
         ]
         interval_bars(axes, bars, horizontal=True)
-        if cells[0] and cells[0].get("bfs") is not None:
-            axes.axvline(cells[0]["bfs"], color=MUTED, linestyle="--", linewidth=1)
+        first = cells[0]
+        if first is not None and first.bfs is not None:
+            axes.axvline(first.bfs, color=MUTED, linestyle="--", linewidth=1)
         axes.set_xlim(0, 1)
         percent_axis(axes, "x")
         axes.set_title(panel.replace("_", " "))
         axes.set_xlabel("Bias-Free Score")
         light_grid(axes, "x")
-    panels[0].set_yticks(range(len(rows)), [str(t.get("name")) for t in rows], fontsize=8.5)
+    panels[0].set_yticks(range(len(rows)), [t.name for t in rows], fontsize=8.5)
     panels[0].invert_yaxis()
     return embed(figure, "Bias-Free Score per treatment and category with Wilson intervals")
 
 
 @styled
-def bfs_difference_figure(treatments: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
+def bfs_difference_figure(treatments: Sequence[Treatment]) -> EmbeddedFigure | None:
     """Each mitigation's change in Bias-Free Score from the baseline on the same items, with
     the item-bootstrap interval; vermillion where the interval excludes 0."""
-    rows = [t for t in treatments if (t.get("vs_baseline") or {}).get("difference") is not None]
+    rows = [
+        (t.name, versus, versus.difference)
+        for t in treatments
+        if (versus := t.vs_baseline) is not None and versus.difference is not None
+    ]
     if not rows:
         return None
     figure = new_figure(7.0, 1.0 + 0.4 * len(rows))
     axes = figure.add_subplot()
     bars = []
-    for y, treatment in enumerate(rows):
-        versus = treatment["vs_baseline"]
-        low, high = versus.get("ci_low"), versus.get("ci_high")
-        moved = low is not None and high is not None and (low > 0 or high < 0)
-        colour = HIGHLIGHT if moved else PALETTE[0]
-        bars.append(IntervalBar(y, float(versus["difference"]), low, high, colour, not moved))
+    for y, (_, versus, difference) in enumerate(rows):
+        colour = HIGHLIGHT if versus.moved else PALETTE[0]
+        bars.append(
+            IntervalBar(y, difference, versus.ci_low, versus.ci_high, colour, not versus.moved)
+        )
         axes.annotate(
-            f"{versus['difference']:+.1%} · McNemar p {format_p(versus.get('p_mcnemar'))}",
-            (versus["difference"], y),
+            f"{difference:+.1%} · McNemar p {format_p(versus.p_mcnemar)}",
+            (difference, y),
             xytext=(0, 7),
             textcoords="offset points",
             ha="center",
@@ -91,7 +86,7 @@ def bfs_difference_figure(treatments: Sequence[Mapping[str, Any]]) -> EmbeddedFi
         )
     interval_bars(axes, bars, horizontal=True)
     axes.axvline(0, color=MUTED, linestyle="--", linewidth=1)
-    axes.set_yticks(range(len(rows)), [str(t.get("name")) for t in rows], fontsize=8.5)
+    axes.set_yticks(range(len(rows)), [name for name, _, _ in rows], fontsize=8.5)
     axes.set_ylim(-0.7, len(rows) - 0.2)
     axes.invert_yaxis()
     axes.xaxis.set_major_formatter(lambda value, _pos: f"{value:+.0%}")

@@ -14,6 +14,7 @@ from fairpanel.report import (
     percent,
 )
 from fairpanel.studies.biasfreebench._figures import bfs_difference_figure, bfs_forest_figure
+from fairpanel.studies.biasfreebench._readers import BfbResults, Score
 
 __all__ = ["biasfreebench_report"]
 
@@ -22,28 +23,36 @@ def _pct(value: Any) -> str:
     return percent(value, 1)
 
 
+def _signed_pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.1%}"
+
+
 def biasfreebench_report(results: Mapping[str, Any]) -> StudyPage:
     """The baseline's Bias-Free Score and the best mitigation, then the scores and changes."""
     tables = DisplayTables(results)
-    treatments = results.get("treatments") or []
-    baseline = next((t for t in treatments if t.get("name") == results.get("baseline")), None)
-    pooled = (baseline or {}).get("pooled") or {}
-    if not pooled.get("n"):
+    read = BfbResults.model_validate(results)
+    baseline = read.baseline_treatment
+    pooled = baseline.pooled if baseline is not None else Score()
+    if not pooled.n:
         verdict = StudyVerdict("nodata", "No verdict yet", "No judged answers stored yet.")
     else:
-        compared = [t for t in treatments if (t.get("vs_baseline") or {}).get("ci_low") is not None]
-        helped = [t for t in compared if t["vs_baseline"]["ci_low"] > 0]
-        best = max(compared, key=lambda t: t["vs_baseline"]["difference"], default=None)
+        compared = [
+            (t.name, versus)
+            for t in read.treatments
+            if (versus := t.vs_baseline) is not None and versus.ci_low is not None
+        ]
+        helped = [name for name, versus in compared if (versus.ci_low or 0) > 0]
+        best = max(compared, key=lambda c: c[1].difference or 0, default=None)
         sentence = (
-            f"Baseline Bias-Free Score {_pct(pooled['bfs'])} (95% Wilson interval "
-            f"{_pct(pooled.get('ci_low'))} to {_pct(pooled.get('ci_high'))}, n = {pooled['n']})."
+            f"Baseline Bias-Free Score {_pct(pooled.bfs)} (95% Wilson interval "
+            f"{_pct(pooled.ci_low)} to {_pct(pooled.ci_high)}, n = {pooled.n})."
         )
         if best is not None:
-            versus = best["vs_baseline"]
+            name, versus = best
             sentence += (
-                f" Best mitigation: {best['name']} {versus['difference']:+.1%} "
-                f"({versus['ci_low']:+.1%} to {versus['ci_high']:+.1%}, McNemar p "
-                f"{format_p(versus.get('p_mcnemar'))}); {len(helped)} of {len(compared)} "
+                f" Best mitigation: {name} {_signed_pct(versus.difference)} "
+                f"({_signed_pct(versus.ci_low)} to {_signed_pct(versus.ci_high)}, McNemar p "
+                f"{format_p(versus.p_mcnemar)}); {len(helped)} of {len(compared)} "
                 "mitigations raise it beyond their interval."
             )
         verdict = StudyVerdict(
@@ -51,22 +60,22 @@ def biasfreebench_report(results: Mapping[str, Any]) -> StudyPage:
             "Bias-Free Score measured",
             sentence,
             [
-                f"{name.replace('_', ' ')}: {_pct(cell.get('bfs'))} at baseline"
-                for name, cell in ((baseline or {}).get("by_category") or {}).items()
+                f"{name.replace('_', ' ')}: {_pct(cell.bfs)} at baseline"
+                for name, cell in (baseline.by_category if baseline is not None else {}).items()
             ],
         )
     section = Section(
         "bfs",
         "Bias-Free Score by treatment and category",
-        f"{results.get('method', '')}",
+        read.method,
     )
     section.figure(
-        bfs_forest_figure(treatments),
+        bfs_forest_figure(read.treatments),
         "Bias-Free Score with its 95% Wilson interval; grey: the baseline (dashed line).",
         "No judged answers to draw.",
     )
     section.figure(
-        bfs_difference_figure(treatments),
+        bfs_difference_figure(read.treatments),
         "Change from the baseline on the same items with the 95% item-bootstrap interval.",
         "One treatment only: nothing to compare.",
     )
