@@ -17,6 +17,7 @@ from fairpanel.studies.bscore._figures import (
     bscore_questions_figure,
     verification_figure,
 )
+from fairpanel.studies.bscore._readers import BscoreResults, Verification
 
 __all__ = ["bscore_report"]
 
@@ -25,21 +26,21 @@ def _pct(value: Any) -> str:
     return percent(value, 1)
 
 
-def _verification_sentence(verification: Mapping[str, Any]) -> str | None:
-    rules = verification.get("rules") or []
-    if not rules:
+def _verification_sentence(verification: Verification | None) -> str | None:
+    if verification is None or not verification.rules:
         return None
-    gains = [float(r["delta"]) for r in rules if r.get("delta") is not None]
-    best = max(rules, key=lambda r: float(r.get("delta") or 0))
+    rules = verification.rules
+    gains = [r.delta for r in rules if r.delta is not None]
+    best = max(rules, key=lambda r: r.delta or 0)
     helps = bool(gains) and min(gains) > 0
     return (
         f"Verification: adding B {'raises' if helps else 'does not raise'} pooled accuracy for "
-        f"every metric (best: {best.get('metric')} {_pct(best['alone']['accuracy']['pooled'])} "
-        f"to {_pct(best['with_b']['accuracy']['pooled'])}; thresholds tuned in-sample, "
-        f"n = {verification.get('n')})."
+        f"every metric (best: {best.metric} {_pct(best.alone.accuracy.pooled)} "
+        f"to {_pct(best.with_b.accuracy.pooled)}; thresholds tuned in-sample, "
+        f"n = {verification.n})."
         if helps
         else f"Verification: adding B does not raise pooled accuracy for every metric "
-        f"(changes {', '.join(f'{g:+.1%}' for g in gains)}; n = {verification.get('n')})."
+        f"(changes {', '.join(f'{g:+.1%}' for g in gains)}; n = {verification.n})."
     )
 
 
@@ -47,18 +48,19 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
     """The mean B of the top answers, then B per question, the judge's verdicts and the
     answer verification."""
     tables = DisplayTables(results)
-    categories = [c for c in results.get("categories") or [] if c.get("top_b") is not None]
-    verification = results.get("verification") or {}
+    read = BscoreResults.model_validate(results)
+    categories = [(c, c.top_b) for c in read.categories if c.top_b is not None]
+    verification = read.verification
     details = [
-        f"{c['category']}: top answer P single {_pct(c.get('top_p_single'))}, P multi "
-        f"{_pct(c.get('top_p_multi'))}, B {float(c['top_b']):+.3f}"
-        for c in categories
+        f"{c.category}: top answer P single {_pct(c.top_p_single)}, P multi "
+        f"{_pct(c.top_p_multi)}, B {b:+.3f}"
+        for c, b in categories
     ]
     checked = _verification_sentence(verification)
     if not categories:
         verdict = StudyVerdict("nodata", "No verdict yet", "No valid answers stored yet.")
     else:
-        mean_b = sum(float(c["top_b"]) for c in categories) / len(categories)
+        mean_b = sum(b for _, b in categories) / len(categories)
         verdict = StudyVerdict(
             "measured",
             "B-score measured",
@@ -76,10 +78,10 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
         "bscore-questions",
         "B per question and answer",
         "B(a) = P_single(a) − P_multi(a): how much more often the model gives answer a when asked "
-        f"afresh than when it sees its earlier answers. {results.get('method', '')}",
+        f"afresh than when it sees its earlier answers. {read.method}",
     )
     questions.figure(
-        bscore_questions_figure(results.get("questions") or []),
+        bscore_questions_figure(read.questions),
         "B of each question's top single-turn answer (mean over runs).",
         "No question has a valid top answer.",
     )
@@ -93,7 +95,7 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
         "own history.",
     )
     judge.figure(
-        bscore_judge_figure(results.get("judge_pairs") or []),
+        bscore_judge_figure(read.judge_pairs),
         "B per identity and shown position, ±1 SD over runs.",
         "No judge pairs in this study.",
     )
@@ -101,7 +103,8 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
     check = Section(
         "bscore-verification",
         "Answer verification",
-        (checked or "No verification samples.") + f" {verification.get('method', '')}",
+        (checked or "No verification samples.")
+        + f" {verification.method if verification is not None else ''}",
     )
     check.figure(
         verification_figure(verification),
