@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from fairpanel.report import (
     EmbeddedFigure,
@@ -13,19 +12,16 @@ from fairpanel.report import (
     new_figure,
     styled,
 )
+from fairpanel.studies.label_bias._readers import CALIBRATIONS, LabelView
 
-__all__ = ["CALIBRATIONS", "label_bias_figure"]
-
-
-CALIBRATIONS = (("before", "none"), ("contextual", "contextual"), ("leave_one_out", "LOO"))
-"""Each view's result blocks, in the order calibration is applied, with their legend names."""
+__all__ = ["label_bias_figure"]
 
 
 @styled
-def label_bias_figure(views: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None:
+def label_bias_figure(views: Sequence[LabelView]) -> EmbeddedFigure | None:
     """RSD and BiasScore of each label view before calibration, contextual and leave-one-out
     (lower is less label bias); RSD needs reference labels, so score-level views show none."""
-    rows = [v for v in views if v.get("before")]
+    rows = [v for v in views if v.before is not None]
     if not rows:
         return None
     figure = new_figure(9.5, 1.2 + 0.55 * len(rows))
@@ -37,13 +33,14 @@ def label_bias_figure(views: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | No
     ):
         for c, (key, label) in enumerate(CALIBRATIONS):
             for y, view in enumerate(rows):
-                value = (view.get(key) or {}).get(metric)
+                scores = view.stage(key)
+                value = scores.rsd if metric == "rsd" else scores.bias_score
                 if value is None:
                     continue
                 offset = y + (c - 1) * height
                 axes.barh(
                     offset,
-                    float(value),
+                    value,
                     height=height,
                     color=colours[label],
                     label=label if y == 0 else None,
@@ -51,7 +48,7 @@ def label_bias_figure(views: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | No
         axes.set_title(title)
         axes.set_xlabel(f"{title} (0 = no label bias)")
         light_grid(axes, "x")
-    panels[0].set_yticks(range(len(rows)), [str(v.get("name")) for v in rows], fontsize=8.5)
+    panels[0].set_yticks(range(len(rows)), [v.name for v in rows], fontsize=8.5)
     panels[0].invert_yaxis()
     figure.legend(
         *panels[0].get_legend_handles_labels(),
