@@ -161,3 +161,16 @@ def test_chromium_renders_the_award_report(runs: dict[str, Path], tmp_path: Path
     heights = dict(re.findall(r'<section id="([^"]+)"[^>]*data-rendered-height="(\d+)"', dom))
     assert set(heights) >= {"verdict", *SECTIONS["award-audit"], "cost", "provenance"}
     assert all(int(h) > 40 for h in heights.values()), heights
+
+
+def test_bscore_without_verification_samples_says_so(runs: dict[str, Path]) -> None:
+    """The analysis writes ``verification: null`` when no question has a known answer; the
+    page keeps its other sections and says why the verification one is empty."""
+    results = read_json(runs["bscore"] / "results.json")
+    results["verification"] = None
+    page = build_study(load_study(EXAMPLES / "bscore.yaml")).report(results)
+    document = _parse(render_study_report(StudyReportInputs(results=results, page=page)))
+    assert document.sections == [*SECTIONS["bscore"], "cost", "provenance"]
+    assert "No verification samples (no questions with a known answer" in document.text
+    assert "Verification: adding B" not in document.text
+    assert "mean B of" in document.text  # the verdict still stands on the categories
