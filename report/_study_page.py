@@ -1,4 +1,4 @@
-"""The HTML report of a study run (award audit, B-score, label bias, BiasFreeBench).
+"""The HTML report of a study run: the shared page around the sections the study brings.
 
 The same page, look and shared sections as the judge-panel report (``_base`` and
 ``_components`` templates, ``_figure`` style): a verdict card, the run's tiles and warnings,
@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fairpanel.report._html import environment, integer, percent, redact
+from fairpanel.report._html import environment, integer, redact
+from fairpanel.report._numbers import percent
 from fairpanel.report._study_sections import Section, StudyPage, StudyVerdict, unclaimed_tables
 
 __all__ = ["StudyReportInputs", "render_study_report", "study_report_context"]
