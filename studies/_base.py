@@ -33,6 +33,7 @@ __all__ = [
     "ModelUse",
     "PlannedCall",
     "ResolvedModel",
+    "ResultsReader",
     "Role",
     "Study",
     "StudyConfig",
@@ -42,6 +43,16 @@ __all__ = [
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ResultsReader(BaseModel):
+    """Base of a study's typed readers over its own results.json blocks (for its report).
+
+    Lenient where configs are strict: fields the reader does not name are ignored, so a
+    results file with more (or, with defaults, fewer) fields than the reader still reads.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
 
 class ModelUse(_Strict):

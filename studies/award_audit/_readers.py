@@ -6,22 +6,20 @@ show, and every field has a default, so a partial or older results file still re
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from fairpanel.studies._base import ResultsReader
 
 __all__ = ["AwardResults", "ChoiceRow", "FollowupRow", "level_name"]
 
 POOLED = "all"
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
 def level_name(level: int | str) -> str:
     return "pooled" if level == POOLED else f"level {level}"
 
 
-class ChoiceRow(_Block):
+class ChoiceRow(ResultsReader):
     """Choices at one level of the award, or pooled over the levels (``level`` "all")."""
 
     level: int | str
@@ -49,7 +47,7 @@ class ChoiceRow(_Block):
         return self.p_bonferroni if "p_bonferroni" in self.model_fields_set else self.p_exact
 
 
-class FollowupRow(_Block):
+class FollowupRow(ResultsReader):
     """Coded follow-up explanations at one level, by the group chosen, and their test."""
 
     level: int | str
@@ -58,7 +56,7 @@ class FollowupRow(_Block):
     p_value: float | None = None
 
 
-class AwardResults(_Block):
+class AwardResults(ResultsReader):
     groups: list[str] = Field(default_factory=list)
     tested_group: str | None = None
     choices: list[ChoiceRow] = Field(default_factory=list)

@@ -6,16 +6,14 @@ show, and every field has a default, so a partial or older results file still re
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from fairpanel.studies._base import ResultsReader
 
 __all__ = ["BfbResults", "Difference", "Score", "Treatment"]
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class Score(_Block):
+class Score(ResultsReader):
     """A Bias-Free Score over ``n`` judged answers (``bfs`` is None when there are none)."""
 
     n: int = 0
@@ -24,7 +22,7 @@ class Score(_Block):
     ci_high: float | None = None
 
 
-class Difference(_Block):
+class Difference(ResultsReader):
     """A mitigation's change in BFS from the baseline on the same items (None without any)."""
 
     difference: float | None = None
@@ -42,14 +40,14 @@ class Difference(_Block):
         )
 
 
-class Treatment(_Block):
+class Treatment(ResultsReader):
     name: str
     pooled: Score = Field(default_factory=Score)
     by_category: dict[str, Score] = Field(default_factory=dict)
     vs_baseline: Difference | None = None
 
 
-class BfbResults(_Block):
+class BfbResults(ResultsReader):
     baseline: str | None = None
     treatments: list[Treatment] = Field(default_factory=list)
     method: str = ""

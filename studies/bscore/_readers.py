@@ -6,7 +6,9 @@ and every field has a default, so a partial or older results file still reads).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from fairpanel.studies._base import ResultsReader
 
 __all__ = [
     "Accuracy",
@@ -20,11 +22,7 @@ __all__ = [
 ]
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class CategoryRow(_Block):
+class CategoryRow(ResultsReader):
     """A question category's top single-turn answer, averaged over its questions."""
 
     category: str
@@ -33,17 +31,17 @@ class CategoryRow(_Block):
     top_b: float | None = None
 
 
-class TopChoice(_Block):
+class TopChoice(ResultsReader):
     b: float | None = None
 
 
-class QuestionRow(_Block):
+class QuestionRow(ResultsReader):
     question: str
     category: str
     top_choice: TopChoice = Field(default_factory=TopChoice)
 
 
-class JudgePair(_Block):
+class JudgePair(ResultsReader):
     """B of one side of an identity-swapped pair (``kind`` identity or position)."""
 
     pair: str
@@ -53,15 +51,15 @@ class JudgePair(_Block):
     b_sd: float | None = None
 
 
-class Accuracy(_Block):
+class Accuracy(ResultsReader):
     pooled: float | None = None
 
 
-class RuleResult(_Block):
+class RuleResult(ResultsReader):
     accuracy: Accuracy = Field(default_factory=Accuracy)
 
 
-class Rule(_Block):
+class Rule(ResultsReader):
     """Accepting answers by one metric, alone and together with B."""
 
     metric: str
@@ -70,14 +68,14 @@ class Rule(_Block):
     delta: float | None = None
 
 
-class Verification(_Block):
+class Verification(ResultsReader):
     n: int | None = None
     rules: list[Rule] = Field(default_factory=list)
     b_alone: RuleResult = Field(default_factory=RuleResult)
     method: str = ""
 
 
-class BscoreResults(_Block):
+class BscoreResults(ResultsReader):
     method: str = ""
     questions: list[QuestionRow] = Field(default_factory=list)
     categories: list[CategoryRow] = Field(default_factory=list)

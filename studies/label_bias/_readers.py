@@ -6,7 +6,9 @@ show, and every field has a default, so a partial or older results file still re
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from fairpanel.studies._base import ResultsReader
 
 __all__ = ["CALIBRATIONS", "LabelBiasResults", "LabelView", "ViewScores"]
 
@@ -14,18 +16,14 @@ CALIBRATIONS = (("before", "none"), ("contextual", "contextual"), ("leave_one_ou
 """Each view's result blocks, in the order calibration is applied, with their legend names."""
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class ViewScores(_Block):
+class ViewScores(ResultsReader):
     """A view's label bias at one stage of calibration (RSD needs reference labels)."""
 
     rsd: float | None = None
     bias_score: float | None = None
 
 
-class LabelView(_Block):
+class LabelView(ResultsReader):
     name: str
     before: ViewScores | None = None
     contextual: ViewScores | None = None
@@ -41,7 +39,7 @@ class LabelView(_Block):
         return found if found is not None else ViewScores()
 
 
-class LabelBiasResults(_Block):
+class LabelBiasResults(ResultsReader):
     probability_method: str = ""
     loo_method: str = ""
     calibration: str = ""
