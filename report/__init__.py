@@ -1,6 +1,9 @@
 """Pages people read: the run's HTML report, the study reports and the compare page.
 
 Everything here renders what ``fairpanel.analysis`` computed; no statistic is computed here.
+A study brings its own part of its page (``Study.report`` returns a ``StudyPage`` of
+``Section``s); the figure kit it draws with (``new_figure``, ``styled``, ``embed``,
+``interval_bars``, the palette) and the number formatters are public here for that.
 """
 
 from fairpanel.report._compare_page import (
@@ -9,26 +12,72 @@ from fairpanel.report._compare_page import (
     leaderboard_table,
     render_compare_html,
 )
+from fairpanel.report._figure import (
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PALETTE,
+    EmbeddedFigure,
+    IntervalBar,
+    colour_map,
+    embed,
+    interval_bars,
+    light_grid,
+    new_figure,
+    percent_axis,
+    styled,
+)
+from fairpanel.report._numbers import format_p, percent
 from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
 from fairpanel.report._run_page import ReportInputs, render_report
 from fairpanel.report._study_file import write_study_report
 from fairpanel.report._study_page import StudyReportInputs, render_study_report
-from fairpanel.report._verdict import Headline, format_p, headline_of, small_n_warnings
+from fairpanel.report._study_sections import (
+    Block,
+    DisplayTables,
+    Section,
+    StudyPage,
+    StudyVerdict,
+    VerdictTone,
+    tables_page,
+)
+from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
 
 __all__ = [
     "COLUMNS",
+    "HIGHLIGHT",
+    "INK",
+    "MUTED",
+    "PALETTE",
     "REPORT_FILE",
+    "Block",
+    "DisplayTables",
+    "EmbeddedFigure",
     "Headline",
+    "IntervalBar",
     "ReportInputs",
+    "Section",
+    "StudyPage",
     "StudyReportInputs",
+    "StudyVerdict",
+    "VerdictTone",
+    "colour_map",
+    "embed",
     "format_p",
     "headline_of",
+    "interval_bars",
     "leaderboard_cells",
     "leaderboard_table",
+    "light_grid",
+    "new_figure",
+    "percent",
+    "percent_axis",
     "render_compare_html",
     "render_report",
     "render_study_report",
     "small_n_warnings",
+    "styled",
+    "tables_page",
     "write_report",
     "write_report_html",
     "write_study_report",

@@ -10,7 +10,7 @@ from typing import Any
 from rich.table import Table
 
 from fairpanel.report._html import environment, redact
-from fairpanel.report._verdict import format_p
+from fairpanel.report._numbers import format_p
 
 __all__ = ["COLUMNS", "leaderboard_cells", "leaderboard_table", "render_compare_html"]
 

@@ -26,10 +26,13 @@ __all__ = [
     "MUTED",
     "PALETTE",
     "EmbeddedFigure",
+    "IntervalBar",
     "colour_map",
     "embed",
+    "interval_bars",
     "light_grid",
     "new_figure",
+    "percent_axis",
     "styled",
 ]
 
@@ -109,3 +112,58 @@ def colour_map(names: Sequence[str]) -> dict[str, str]:
 def light_grid(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
     axes.grid(axis=axis, color="#E5E7EB", linewidth=0.8)
     axes.set_axisbelow(True)
+
+
+def percent_axis(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
+    """Tick labels of a share axis as whole percentages."""
+    target = axes.yaxis if axis == "y" else axes.xaxis
+    target.set_major_formatter(lambda value, _pos: f"{value:.0%}")
+
+
+@dataclass(frozen=True)
+class IntervalBar:
+    """One estimate with its interval, drawn at ``position`` on the category axis.
+
+    ``hollow`` draws the estimate as an open square: the figures use it for estimates whose
+    test or interval found nothing, so a filled dot is the one the eye should go to.
+    """
+
+    position: float
+    estimate: float
+    low: float | None
+    high: float | None
+    colour: str
+    hollow: bool = False
+
+
+def interval_bars(
+    axes: Axes,
+    bars: Sequence[IntervalBar],
+    *,
+    horizontal: bool,
+    linewidth: float = 2.4,
+    markersize: float = 7,
+    line_alpha: float | None = None,
+) -> None:
+    """Estimates as markers with their intervals as bars: vertical bars over categories on the
+    x axis, or (``horizontal``) horizontal bars over categories on the y axis. A bar without
+    both ends draws the marker alone."""
+    for bar in bars:
+        if bar.low is not None and bar.high is not None:
+            draw = axes.hlines if horizontal else axes.vlines
+            draw(
+                bar.position,
+                bar.low,
+                bar.high,
+                color=bar.colour,
+                linewidth=linewidth,
+                alpha=line_alpha,
+            )
+        point = ([bar.estimate], [bar.position]) if horizontal else ([bar.position], [bar.estimate])
+        axes.plot(
+            *point,
+            "s" if bar.hollow else "o",
+            color=bar.colour,
+            markerfacecolor="white" if bar.hollow else bar.colour,
+            markersize=markersize,
+        )

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import jinja2
 
-from fairpanel.report._verdict import format_p
+from fairpanel.report._numbers import format_p, percent
 
 __all__ = ["environment", "integer", "percent", "redact"]
 
@@ -63,10 +63,6 @@ def _num(value: Any, digits: int = 2) -> str:
     if isinstance(value, int | float):
         return f"{value:,.{digits}f}"
     return str(value)
-
-
-def percent(value: Any, digits: int = 0) -> str:
-    return "–" if value is None else f"{float(value):.{digits}%}"
 
 
 def _signed(value: Any, digits: int = 2) -> str:

@@ -1,20 +1,22 @@
-"""The HTML report of a study run (award audit, B-score, label bias, BiasFreeBench).
+"""The HTML report of a study run: the shared page around the sections the study brings.
 
 The same page, look and shared sections as the judge-panel report (``_base`` and
 ``_components`` templates, ``_figure`` style): a verdict card, the run's tiles and warnings,
-the study's own sections (``_study_sections``), then cost and provenance. Only what the caller
-passes is shown, with URLs and secret-looking keys redacted.
+the sections the study itself produced (a ``StudyPage``, from ``Study.report``), any display
+table none of them showed, then cost and provenance. Only what the caller passes is shown, with
+URLs and secret-looking keys redacted.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from fairpanel.report._html import environment, integer, percent, redact
-from fairpanel.report._study_sections import study_sections
+from fairpanel.report._html import environment, integer, redact
+from fairpanel.report._numbers import percent
+from fairpanel.report._study_sections import Section, StudyPage, StudyVerdict, unclaimed_tables
 
 __all__ = ["StudyReportInputs", "render_study_report", "study_report_context"]
 
@@ -23,9 +25,13 @@ _MANIFEST_FIELDS = {"study", "python", "platform", "packages", "models", "seed"}
 
 @dataclass
 class StudyReportInputs:
-    """What a study report is made from; everything but ``results`` is optional."""
+    """What a study report is made from; everything but ``results`` and ``page`` is optional.
+
+    ``page`` is what the study made of ``results`` (``Study.report(results)``).
+    """
 
     results: Mapping[str, Any]
+    page: StudyPage
     run_name: str = "study"
     summary: Mapping[str, Any] | None = None
     manifest: Mapping[str, Any] | None = None
@@ -74,18 +80,52 @@ def _warnings(results: Mapping[str, Any], summary: Mapping[str, Any]) -> list[st
     return found
 
 
+def _redacted(page: StudyPage) -> StudyPage:
+    """The study's page with the same redaction as everything else on it."""
+    verdict = page.verdict
+    return StudyPage(
+        StudyVerdict(
+            verdict.tone,
+            redact(verdict.label),
+            redact(verdict.sentence),
+            [redact(d) for d in verdict.details],
+        ),
+        [
+            Section(
+                section.id,
+                redact(section.title),
+                redact(section.lede),
+                [
+                    replace(
+                        block,
+                        caption=redact(block.caption),
+                        note=None if block.note is None else redact(block.note),
+                        table=None if block.table is None else redact(block.table),
+                    )
+                    for block in section.blocks
+                ],
+            )
+            for section in page.sections
+        ],
+    )
+
+
 def study_report_context(inputs: StudyReportInputs) -> dict[str, Any]:
     """Everything ``study.html.j2`` reads; public for tests."""
     results = redact(inputs.results)
     summary = redact(inputs.summary) if inputs.summary else None
     manifest = redact(inputs.manifest) if inputs.manifest else None
-    verdict, sections = study_sections(results)
+    page = _redacted(inputs.page)
+    sections = list(page.sections)
+    rest = unclaimed_tables(results.get("tables") or [], sections)
+    if rest is not None:
+        sections.append(rest)
     models = (manifest or {}).get("models") or {}
     return {
         "run_name": inputs.run_name,
         "study": str(results.get("study", "")),
         "generated_at": inputs.generated_at,
-        "verdict": verdict,
+        "verdict": page.verdict,
         "tiles": _tiles(results, summary or {}),
         "warnings": _warnings(results, summary or {}),
         "sections": sections,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from fairpanel.analysis import ArmResults, ChiSquareRow, WinRateRow, bonferroni, wilson_interval
+from fairpanel.report._numbers import format_p
 
 __all__ = ["SMALL_RUN_TRIALS", "Headline", "headline_of", "small_n_warnings"]
 
@@ -37,14 +38,6 @@ def p_is(p_value: float | None) -> str:
     """'p=0.003' or 'p<0.0001', for sentences."""
     text = format_p(p_value)
     return f"p{text}" if text.startswith("<") else f"p={text}"
-
-
-def format_p(p_value: float | None) -> str:
-    if p_value is None:
-        return "n/a"
-    if p_value < 1e-4:
-        return "<0.0001"
-    return f"{p_value:.4f}" if p_value < 0.01 else f"{p_value:.3f}"
 
 
 def _trial_basis(results: ArmResults) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fairpanel.agents import ModelSpec, Sampling, canonical_json, endpoint_of
 from fairpanel.inputs import Location, Problem
 from fairpanel.judging import Price, StudyItemRecord
+from fairpanel.report import StudyPage, tables_page
 
 if TYPE_CHECKING:
     from fairpanel.studies._context import StudyContext
@@ -32,6 +33,7 @@ __all__ = [
     "ModelUse",
     "PlannedCall",
     "ResolvedModel",
+    "ResultsReader",
     "Role",
     "Study",
     "StudyConfig",
@@ -41,6 +43,16 @@ __all__ = [
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ResultsReader(BaseModel):
+    """Base of a study's typed readers over its own results.json blocks (for its report).
+
+    Lenient where configs are strict: fields the reader does not name are ignored, so a
+    results file with more (or, with defaults, fewer) fields than the reader still reads.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
 
 class ModelUse(_Strict):
@@ -188,6 +200,7 @@ class Study(ABC, Generic[ConfigT, ItemT]):
     JSON-able result dict, stored with the item. ``analyze`` turns every stored record into
     the results dict written to ``results.json``; put display tables under ``"tables"`` (see
     ``result_table``) so the CLI and the report can show them without knowing the study.
+    ``report`` turns those results into the study's part of its HTML report.
     """
 
     name: ClassVar[str]
@@ -214,6 +227,16 @@ class Study(ABC, Generic[ConfigT, ItemT]):
     def manifest(self) -> dict[str, Any]:
         """Study-specific provenance for ``manifest.json`` (e.g. digests of data files)."""
         return {}
+
+    def report(self, results: Mapping[str, Any]) -> StudyPage:
+        """The study's verdict card and sections of its report, from what ``analyze`` wrote
+        (read back from results.json, so possibly from an older or unfinished run: never raise
+        on a missing block, say it is missing).
+
+        By default a plain card; the page shows every display table either way (those no
+        section holds under "Other tables"). Override to bring figures and a verdict.
+        """
+        return tables_page(results)
 
 
 def result_table(

@@ -29,6 +29,7 @@ from fairpanel.report import write_study_report
 from fairpanel.studies import (
     StudyConfig,
     StudySummary,
+    build_study,
     estimate_study,
     load_study,
     render_study_tables,
@@ -126,7 +127,7 @@ def run_command(
     if not no_report:
         results = write_study_results(run_dir, config)
         _print_results(results, console)
-        write_study_report(run_dir, results)
+        write_study_report(run_dir, results, build_study(config).report(results))
     if summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
@@ -138,7 +139,8 @@ def run_command(
 def report_command(run_dir: Path, config: StudyConfig, console: Console) -> None:
     results = write_study_results(run_dir, config)
     _print_results(results, console)
-    console.print(f"Wrote {run_dir / 'results.json'} and {write_study_report(run_dir, results)}")
+    written = write_study_report(run_dir, results, build_study(config).report(results))
+    console.print(f"Wrote {run_dir / 'results.json'} and {written}")
 
 
 def estimate_command(path: Path, *, as_json: bool, console: Console, errors: Console) -> None:

@@ -24,18 +24,9 @@ from fairpanel.analysis import (
     moved_by_injection,
 )
 from fairpanel.judging import METRICS
+from fairpanel.report import format_p
 
 _MISSING = "-"
-
-
-def format_p(p_value: float | None) -> str:
-    """p-values below 1e-4 as ``<0.0001`` (MALIBU's threshold); more digits would be false
-    precision for a test whose independence assumption is already approximate."""
-    if p_value is None:
-        return _MISSING
-    if p_value < 1e-4:
-        return "<0.0001"
-    return f"{p_value:.4f}"
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -75,7 +66,7 @@ def _chi_square_table(results: Sequence[ChiSquareRow], title: str) -> Table:
             str(res.n),
             _num(res.chi2),
             _MISSING if res.dof is None else str(res.dof),
-            format_p(res.p_value),
+            format_p(res.p_value, missing=_MISSING, digits=4),
             _num(res.cramers_v, 3),
             res.note or "",
         )
@@ -153,7 +144,7 @@ def _effects_table(effects: Sequence[EffectRow]) -> Table:
             effect.metric,
             _SHORT_TEST.get(effect.test, effect.test),
             _estimate(effect),
-            format_p(effect.p_holm),
+            format_p(effect.p_holm, missing=_MISSING, digits=4),
             _MISSING if verdict == "no detectable difference" else verdict,
         )
     return table

@@ -32,6 +32,7 @@ from fairpanel.studies.award_audit._prompts import (
     parse_coding,
     read_choice,
 )
+from fairpanel.studies.award_audit._report import award_report
 from fairpanel.studies.award_audit._stats import (
     MIN_CELL,
     binomial_split,
@@ -59,6 +60,7 @@ __all__ = [
     "Student",
     "answer_vectors",
     "award_prompt",
+    "award_report",
     "award_tables",
     "bank_digest",
     "binomial_split",

@@ -9,11 +9,12 @@ split per level and pooled, position and name breakdowns, and (optionally) the f
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairpanel.agents import Message
 from fairpanel.judging import StudyItemRecord
+from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, ResolvedModel, Study
 from fairpanel.studies._context import StudyContext
 from fairpanel.studies.award_audit._bank import ItemBank, bank_digest
@@ -28,6 +29,7 @@ from fairpanel.studies.award_audit._prompts import (
     parse_coding,
     read_choice,
 )
+from fairpanel.studies.award_audit._report import award_report
 from fairpanel.studies.award_audit._stats import (
     binomial_split,
     bonferroni,
@@ -60,6 +62,9 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
         super().__init__(config)
         self.bank: ItemBank = config.bank()
         self.names = config.groups.names_by_label(config.groups.identity_set())
+
+    def report(self, results: Mapping[str, Any]) -> StudyPage:
+        return award_report(results)
 
     def items(self) -> Iterator[AwardItem]:
         return iter_award_items(self.config, self.bank, self.names)

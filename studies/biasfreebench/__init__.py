@@ -39,6 +39,7 @@ from fairpanel.studies.biasfreebench._prompts import (
     reflection_turn,
     self_help_request,
 )
+from fairpanel.studies.biasfreebench._report import biasfreebench_report
 from fairpanel.studies.biasfreebench._stats import (
     COUNTED,
     bias_free_score,
@@ -70,6 +71,7 @@ __all__ = [
     "answer_text",
     "bfb_tables",
     "bias_free_score",
+    "biasfreebench_report",
     "builtin_bbq_dir",
     "call_replicate",
     "iter_bfb_items",

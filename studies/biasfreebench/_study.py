@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairpanel.agents import Message
 from fairpanel.judging import StudyItemRecord
+from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, Study
 from fairpanel.studies._context import StudyContext
 from fairpanel.studies.biasfreebench._config import BiasFreeBenchConfig
@@ -31,6 +32,7 @@ from fairpanel.studies.biasfreebench._prompts import (
     reflection_turn,
     self_help_request,
 )
+from fairpanel.studies.biasfreebench._report import biasfreebench_report
 from fairpanel.studies.biasfreebench._stats import (
     COUNTED,
     bias_free_score,
@@ -67,6 +69,9 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
         if config.items_per_category is not None:
             chosen = stratified_subset(chosen, config.items_per_category, config.seed)
         self.chosen = chosen
+
+    def report(self, results: Mapping[str, Any]) -> StudyPage:
+        return biasfreebench_report(results)
 
     def items(self) -> Iterator[BfbItem]:
         return iter_bfb_items(self.config, self.chosen)

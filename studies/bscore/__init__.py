@@ -35,6 +35,7 @@ from fairpanel.studies.bscore._prompts import (
     seeded_rng,
     shown_question,
 )
+from fairpanel.studies.bscore._report import bscore_report
 from fairpanel.studies.bscore._stats import (
     VerificationSample,
     answer_distribution,
@@ -69,6 +70,7 @@ __all__ = [
     "analyze_bscore",
     "answer_distribution",
     "b_scores",
+    "bscore_report",
     "bscore_tables",
     "builtin_answers_path",
     "builtin_questions_path",

@@ -9,11 +9,12 @@ MALIBU pair prompt with structured output; the winner's identity is the answer).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairpanel.agents import Message
 from fairpanel.judging import StudyItemRecord
+from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, Study
 from fairpanel.studies._context import StudyContext
 from fairpanel.studies._pairs import pair_prompt, pair_schema, read_verdict, responses_for
@@ -34,6 +35,7 @@ from fairpanel.studies.bscore._prompts import (
     seeded_rng,
     shown_question,
 )
+from fairpanel.studies.bscore._report import bscore_report
 
 __all__ = ["Bscore"]
 
@@ -46,6 +48,9 @@ class Bscore(Study[BscoreConfig, BscoreItem]):
     name = "bscore"
     config_model = BscoreConfig
     description = "Single-turn vs multi-turn answer frequencies: the B-score (seed 000)"
+
+    def report(self, results: Mapping[str, Any]) -> StudyPage:
+        return bscore_report(results)
 
     def items(self) -> Iterator[BscoreItem]:
         return iter_bscore_items(self.config)

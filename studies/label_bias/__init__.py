@@ -5,6 +5,7 @@ study, so it sits above the registry and is exported by ``fairpanel.studies``.
 """
 
 from fairpanel.studies.label_bias._config import LabelBiasConfig, LabelJudge
+from fairpanel.studies.label_bias._report import label_bias_report
 from fairpanel.studies.label_bias._stats import (
     LabelOutcome,
     bias_score,
@@ -38,6 +39,7 @@ __all__ = [
     "calibrate",
     "class_accuracies",
     "label_aware_mean",
+    "label_bias_report",
     "label_bias_tables",
     "label_bias_view",
     "label_metrics",

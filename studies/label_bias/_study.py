@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from fairpanel.agents import Message
 from fairpanel.judging import StudyItemRecord
+from fairpanel.report import StudyPage
 from fairpanel.studies._base import ItemSpec, PlannedCall, ResolvedModel, Study
 from fairpanel.studies._context import StudyContext
 from fairpanel.studies._pairs import (
@@ -32,6 +33,7 @@ from fairpanel.studies._pairs import (
     responses_for,
 )
 from fairpanel.studies.label_bias._config import LabelBiasConfig
+from fairpanel.studies.label_bias._report import label_bias_report
 from fairpanel.studies.label_bias._stats import LabelOutcome, label_bias_view
 from fairpanel.studies.label_bias._views import (
     LEVELS,
@@ -67,6 +69,9 @@ class LabelBias(Study[LabelBiasConfig, LabelBiasItem]):
     name = "label-bias"
     config_model = LabelBiasConfig
     description = "RSD and BiasScore of a judge's verdict labels, calibrated (seed 001)"
+
+    def report(self, results: Mapping[str, Any]) -> StudyPage:
+        return label_bias_report(results)
 
     def items(self) -> Iterator[LabelBiasItem]:
         config = self.config

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import re
 import struct
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,11 @@ import pytest
 import yaml
 from conftest import Cli, read_json
 from helpers.chromium import chromium_or_skip, dump_dom
+from helpers.html_page import parse_page as _parse
 from helpers.paths import EXAMPLES
 
 from fairpanel.report import StudyReportInputs, render_study_report
+from fairpanel.studies import build_study, load_study
 
 SHRINK: dict[str, dict[str, Any]] = {
     "award-audit": {"levels": [5, 10], "pairs_per_level": 24},
@@ -40,52 +41,6 @@ FIGURES = {
     "label-bias": ["RSD and BiasScore"],
     "biasfreebench": ["Bias-Free Score per treatment", "Change in Bias-Free Score"],
 }
-
-
-class _Document(HTMLParser):
-    """Section ids, images and the visible text of a report."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sections: list[str] = []
-        self.images: list[dict[str, str]] = []
-        self.verdict_class = ""
-        self.links: list[str] = []
-        self._skip = 0
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = {k: v or "" for k, v in attrs}
-        if tag == "section" and found.get("id"):
-            if found["id"] == "verdict":
-                self.verdict_class = found.get("class", "")
-            else:
-                self.sections.append(found["id"])
-        if tag == "img":
-            self.images.append(found)
-        if tag in ("script", "style"):
-            self._skip += 1
-        for attr in ("src", "href"):
-            if tag != "img" and found.get(attr):
-                self.links.append(found[attr])
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._skip -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self._text.append(data)
-
-    @property
-    def text(self) -> str:
-        return " ".join(" ".join(self._text).split())
-
-
-def _parse(html: str) -> _Document:
-    document = _Document()
-    document.feed(html)
-    return document
 
 
 def _png_size(uri: str) -> tuple[int, int]:
@@ -184,7 +139,9 @@ def test_report_command_rewrites_a_study_report(cli: Cli, runs: dict[str, Path])
 
 @pytest.mark.parametrize("study", list(SHRINK))
 def test_a_study_without_results_says_so(study: str) -> None:
-    document = _parse(render_study_report(StudyReportInputs(results={"study": study})))
+    results = {"study": study}
+    page = build_study(load_study(EXAMPLES / f"{study}.yaml")).report(results)
+    document = _parse(render_study_report(StudyReportInputs(results=results, page=page)))
     assert document.sections == [*SECTIONS[study], "cost", "provenance"]
     assert not document.images
     assert "nodata" in document.verdict_class and "No verdict yet" in document.text
@@ -204,3 +161,16 @@ def test_chromium_renders_the_award_report(runs: dict[str, Path], tmp_path: Path
     heights = dict(re.findall(r'<section id="([^"]+)"[^>]*data-rendered-height="(\d+)"', dom))
     assert set(heights) >= {"verdict", *SECTIONS["award-audit"], "cost", "provenance"}
     assert all(int(h) > 40 for h in heights.values()), heights
+
+
+def test_bscore_without_verification_samples_says_so(runs: dict[str, Path]) -> None:
+    """The analysis writes ``verification: null`` when no question has a known answer; the
+    page keeps its other sections and says why the verification one is empty."""
+    results = read_json(runs["bscore"] / "results.json")
+    results["verification"] = None
+    page = build_study(load_study(EXAMPLES / "bscore.yaml")).report(results)
+    document = _parse(render_study_report(StudyReportInputs(results=results, page=page)))
+    assert document.sections == [*SECTIONS["bscore"], "cost", "provenance"]
+    assert "No verification samples (no questions with a known answer" in document.text
+    assert "Verification: adding B" not in document.text
+    assert "mean B of" in document.text  # the verdict still stands on the categories
