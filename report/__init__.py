@@ -6,7 +6,6 @@ Everything here renders what ``fairpanel.analysis`` computed; no statistic is co
 from fairpanel.report._compare_page import (
     COLUMNS,
     leaderboard_cells,
-    leaderboard_table,
     render_compare_html,
 )
 from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
@@ -24,7 +23,6 @@ __all__ = [
     "format_p",
     "headline_of",
     "leaderboard_cells",
-    "leaderboard_table",
     "render_compare_html",
     "render_report",
     "render_study_report",
