@@ -20,8 +20,13 @@ from fairpanel.report import write_report, write_study_report
 from fairpanel.run_folder._configs import RunConfig, default_run_dir, load
 from fairpanel.run_folder._folder import SUMMARY_FILE, read_frames, require_run_folder
 from fairpanel.run_folder._panel_results import write_results
-from fairpanel.studies import StudyConfig, StudySummary, config_from_run, run_study
-from fairpanel.studies import write_study_results as write_study_results_file
+from fairpanel.studies import (
+    StudyConfig,
+    StudySummary,
+    config_from_run,
+    run_study,
+    write_study_results,
+)
 
 __all__ = ["Reported", "RunOutcome", "report_run", "run", "run_async"]
 
@@ -128,7 +133,7 @@ def run(
 
 def _report(run_dir: Path, study: StudyConfig | None) -> Reported:
     if study is not None:
-        results = write_study_results_file(run_dir, study)
+        results = write_study_results(run_dir, study)
         return Reported(run_dir, study, results, write_study_report(run_dir, results))
     frames = read_frames(run_dir)
     results = write_results(run_dir, frames)
