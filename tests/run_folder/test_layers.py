@@ -25,7 +25,6 @@ ABOVE = {
     "fairpanel.analysis": ("fairpanel.judging", "fairpanel.studies", "fairpanel.report"),
     "fairpanel.judging": ("fairpanel.report", "fairpanel.studies"),
     "fairpanel.report": ("fairpanel.studies",),
-    "fairpanel.studies": ("fairpanel.report",),
 }
 ABOVE_ALL = ("fairpanel.run_folder", "fairpanel.cli")
 """The composition of a run folder, then the command line over it: nothing below imports them."""
