@@ -16,7 +16,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from fairpanel.cli import app, write_results
+from fairpanel.cli import app
+from fairpanel.run_folder import write_results
 
 
 def _median_seconds(action: object, repeats: int) -> float:

@@ -9,7 +9,6 @@ A study brings its own part of its page (``Study.report`` returns a ``StudyPage`
 from fairpanel.report._compare_page import (
     COLUMNS,
     leaderboard_cells,
-    leaderboard_table,
     render_compare_html,
 )
 from fairpanel.report._figure import (
@@ -67,7 +66,6 @@ __all__ = [
     "headline_of",
     "interval_bars",
     "leaderboard_cells",
-    "leaderboard_table",
     "light_grid",
     "new_figure",
     "percent",

@@ -1,5 +1,6 @@
 """The comparison as people read it: one line of cells per run (shared by the terminal table
-and the HTML page), the rich table, and compare.html (self-contained, in the report's look)."""
+in ``fairpanel.cli`` and the HTML page) and compare.html (self-contained, in the report's
+look)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rich.table import Table
-
 from fairpanel.report._html import environment, redact
 from fairpanel.report._numbers import format_p
 
-__all__ = ["COLUMNS", "leaderboard_cells", "leaderboard_table", "render_compare_html"]
+__all__ = ["COLUMNS", "leaderboard_cells", "render_compare_html"]
 
 COLUMNS = (
     ("rank", "#"),
@@ -26,15 +25,6 @@ COLUMNS = (
     ("parse_failures", "parse failures"),
     ("cost", "USD per 1,000 judgments"),
 )
-SHORT_HEADERS = {
-    "identity_effect": "identity effect",
-    "detected": "detected",
-    "position_bias": "1st-position wins",
-    "false_positives": "control FP",
-    "agreement": "alpha",
-    "parse_failures": "parse fail",
-    "cost": "USD/1k",
-}
 
 
 def _effect_cell(effect: Mapping[str, Any] | None) -> str:
@@ -99,24 +89,6 @@ def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
         ),
         "cost": _cost_cell(row["cost"]),
     }
-
-
-def leaderboard_table(comparison: Mapping[str, Any]) -> Table:
-    """The leaderboard for the terminal; a design mismatch shows in the title."""
-    title = "Judge leaderboard"
-    if not comparison["same_design"]:
-        title += " [bold red](designs differ: not like for like)[/]"
-    sort = comparison["sort"]
-    table = Table(
-        title=title,
-        caption=f"sorted by {sort['by']}, {sort['order']}; columns in docs/compare.md",
-    )
-    for key, header in COLUMNS:
-        table.add_column(SHORT_HEADERS.get(key, header), overflow="fold")
-    for row in comparison["leaderboard"]:
-        cells = leaderboard_cells(row)
-        table.add_row(*(cells[key] for key, _ in COLUMNS))
-    return table
 
 
 def _report_css() -> str:

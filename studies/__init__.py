@@ -23,18 +23,20 @@ from fairpanel.studies._estimate import StudyEstimate, estimate_study
 from fairpanel.studies._load import config_from_run, load_study, study_name
 from fairpanel.studies._pairs import Arrangement, PairSource, pair_prompt, read_verdict
 from fairpanel.studies._registry import STUDIES, build_study
-from fairpanel.studies._results import render_study_tables, write_study_results
+from fairpanel.studies._results import study_results, write_study_results
 from fairpanel.studies._runner import StudySummary, run_study
 from fairpanel.studies.label_bias._runs import (
     LABEL_BIAS_FILE,
-    label_bias_command,
+    Calibration,
     label_bias_of_run,
+    write_label_bias,
 )
 
 __all__ = [
     "LABEL_BIAS_FILE",
     "STUDIES",
     "Arrangement",
+    "Calibration",
     "ItemFailedError",
     "ItemSpec",
     "ModelPool",
@@ -51,14 +53,14 @@ __all__ = [
     "build_study",
     "config_from_run",
     "estimate_study",
-    "label_bias_command",
     "label_bias_of_run",
     "load_study",
     "pair_prompt",
     "read_verdict",
-    "render_study_tables",
     "result_table",
     "run_study",
     "study_name",
+    "study_results",
+    "write_label_bias",
     "write_study_results",
 ]

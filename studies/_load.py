@@ -12,12 +12,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from fairpanel.inputs import Problem, load_yaml_model
+from fairpanel.judging.engine import RESOLVED_CONFIG_FILE
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import STUDIES
 
 __all__ = ["RESOLVED_CONFIG_FILE", "config_from_run", "load_study", "study_name"]
-
-RESOLVED_CONFIG_FILE = "experiment.resolved.json"
 
 
 class _StudyTag(BaseModel):

@@ -8,33 +8,27 @@ of ``concurrency`` workers; it is never held as a list.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import platform
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from fairpanel.agents import CachingCaller, ModelCallError, ModelRegistry, Usage
-from fairpanel.judging import (
-    STORE_FILE,
-    RunFolderLock,
-    Store,
-    StudyItemRecord,
-    cost_by_role,
+from fairpanel.agents import ModelCallError
+from fairpanel.judging import StudyItemRecord
+from fairpanel.judging.engine import (
+    ModelRole,
+    ProgressHook,
+    RunSession,
+    environment,
+    open_run_session,
+    run_workers,
 )
 from fairpanel.studies._base import ItemFailedError, ItemSpec, Study, StudyConfig
 from fairpanel.studies._context import ModelPool, StudyContext
-from fairpanel.studies._load import RESOLVED_CONFIG_FILE
 from fairpanel.studies._registry import build_study
 
-__all__ = ["ProgressHook", "StudySummary", "run_study", "study_warnings"]
-
-ProgressHook = Callable[[str, int, int], None]
-"""Called as (stage, done, total) while a run advances."""
+__all__ = ["StudySummary", "run_study"]
 
 
 @dataclass
@@ -61,51 +55,23 @@ class StudySummary:
         return self.__dict__.copy()
 
 
-def _cached_share(usage: Usage) -> float:
-    return round(usage.cached_tokens / usage.prompt_tokens, 4) if usage.prompt_tokens else 0.0
+_PACKAGES = ("fairpanel", "openai", "anthropic", "xllamacpp", "pydantic", "scipy")
 
 
-def _usage_dict(usage: dict[str, Usage]) -> dict[str, dict[str, float]]:
+def _manifest(config: StudyConfig, study: Study[Any, Any]) -> dict[str, Any]:
     return {
-        role: {**value.model_dump(), "cached_share": _cached_share(value)}
-        for role, value in sorted(usage.items())
-    }
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _write_provenance(out_dir: Path, config: StudyConfig, study: Study[Any, Any]) -> None:
-    (out_dir / RESOLVED_CONFIG_FILE).write_text(
-        json.dumps(config.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
-    )
-    packages = ("fairpanel", "openai", "anthropic", "xllamacpp", "pydantic", "scipy")
-    manifest = {
         "study": config.study,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "packages": {name: _version(name) for name in packages},
+        **environment(_PACKAGES),
         "models": {role.name: config.model_spec(role.use.model).id for role in config.roles()},
         "seed": config.seed,
         **study.manifest(),
     }
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
-def study_warnings(registry: ModelRegistry, config: StudyConfig) -> list[str]:
-    """Sampling settings a provider will not take, reported before any call is made."""
-    warnings = []
-    for role in config.roles():
-        spec = config.model_spec(role.use.model)
-        for setting in registry.unsupported_settings(spec, role.use.sampling):
-            warnings.append(
-                f"{role.name}: {spec.id} does not take '{setting}'; it will not be sent"
-            )
-    return warnings
+def _roles(config: StudyConfig) -> list[ModelRole]:
+    return [
+        (role.name, config.model_spec(role.use.model), role.use.sampling) for role in config.roles()
+    ]
 
 
 async def run_study(
@@ -117,51 +83,41 @@ async def run_study(
     warn: Callable[[str], None] | None = None,
     max_failures: int | None = None,
 ) -> StudySummary:
+    """Run every pending item of the study into ``out_dir`` (its store and provenance files);
+    ``fairpanel.run`` calls this and writes the summary, results and report."""
     started = time.perf_counter()
     study = build_study(config)
-    registry = ModelRegistry()
-    for role in config.roles():
-        registry.check_credentials(config.model_spec(role.use.model))
-    warnings = study_warnings(registry, config)
-    for warning in warnings:
-        if warn is not None:
-            warn(warning)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    lock = RunFolderLock(out_dir).acquire()  # one run per folder, as for experiment runs
-    _write_provenance(out_dir, config, study)
-    store = Store(out_dir / STORE_FILE)
-    caller = CachingCaller(store)
-    try:
-        stored = store.study_item_statuses(config.study)
+    async with open_run_session(
+        out_dir,
+        _roles(config),
+        resolved=config.model_dump(mode="json"),
+        manifest=_manifest(config, study),
+        warn=warn,
+        started=started,
+    ) as session:
+        stored = session.store.study_item_statuses(config.study)
         done = {k for k, (status, _) in stored.items() if status == "ok" or not retry_failed}
         pending_count = sum(item.key() not in done for item in study.items())
         pending = (item for item in study.items() if item.key() not in done)
-        async with registry:
-            outcome = await _run_pending(
-                study,
-                pending,
-                pending_count,
-                ModelPool(config, registry, caller),
-                store,
-                progress,
-                max_failures,
-            )
-        return _summary(study, store, caller, outcome, warnings, started)
-    finally:
-        store.close()
-        lock.release()
+        pool = ModelPool(config, session.registry, session.caller)
+        outcome = await run_workers(
+            pending,
+            pending_count,
+            concurrency=config.concurrency,
+            work=lambda item: _run_one(study, item, pool),
+            save=session.store.put_study_item,
+            unit_name="items",
+            progress=progress,
+            max_failures=max_failures,
+        )
+        return _summary(study, session, outcome.run, outcome.stopped)
 
 
 def _summary(
-    study: Study[Any, Any],
-    store: Store,
-    caller: CachingCaller,
-    outcome: _Outcome,
-    warnings: list[str],
-    started: float,
+    study: Study[Any, Any], session: RunSession, run: int, stopped: str | None
 ) -> StudySummary:
     config = study.config
-    statuses = store.study_item_statuses(config.study)
+    statuses = session.store.study_item_statuses(config.study)
     counts = {"ok": 0, "failed": 0, "pending": 0}
     failures: dict[str, int] = {}
     for item in study.items():
@@ -170,30 +126,24 @@ def _summary(
         if status == "failed":
             reason = (error or "unknown").split(":")[0]
             failures[reason] = failures.get(reason, 0) + 1
+    usage = session.usage(config.prices)
     return StudySummary(
         study=config.study,
         items_total=sum(counts.values()),
         items_ok=counts["ok"],
         items_failed=counts["failed"],
-        items_run=outcome.run,
-        calls_made=caller.ledger.calls_made,
-        calls_cached=caller.ledger.calls_cached,
-        tokens_by_role=_usage_dict(store.tokens_by_role()),
-        tokens_by_role_this_invocation=_usage_dict(dict(caller.ledger.tokens_by_role)),
-        wall_seconds=round(time.perf_counter() - started, 3),
+        items_run=run,
+        calls_made=usage.calls_made,
+        calls_cached=usage.calls_cached,
+        tokens_by_role=usage.tokens_by_role,
+        tokens_by_role_this_invocation=usage.tokens_by_role_this_invocation,
+        wall_seconds=session.wall_seconds(),
         failures=failures,
-        warnings=warnings,
-        stopped=outcome.stopped,
-        cost=cost_by_role(store.tokens_by_role_and_model(), config.prices),
-        cached_token_share=_cached_share(sum(store.tokens_by_role().values(), Usage())),
+        warnings=session.warnings,
+        stopped=stopped,
+        cost=usage.cost,
+        cached_token_share=usage.cached_token_share,
     )
-
-
-@dataclass
-class _Outcome:
-    run: int = 0
-    failed: int = 0
-    stopped: str | None = None
 
 
 async def _run_one(study: Study[Any, Any], item: ItemSpec, pool: ModelPool) -> StudyItemRecord:
@@ -215,39 +165,3 @@ async def _run_one(study: Study[Any, Any], item: ItemSpec, pool: ModelPool) -> S
         result=result,
         call_keys=tuple(context.call_keys),
     )
-
-
-async def _run_pending(
-    study: Study[Any, Any],
-    pending: Iterator[ItemSpec],
-    pending_count: int,
-    pool: ModelPool,
-    store: Store,
-    progress: ProgressHook | None,
-    max_failures: int | None,
-) -> _Outcome:
-    """Workers pull items from the lazy design; with ``max_failures`` they stop taking new
-    items once that many have failed in this invocation (finished items stay stored)."""
-    outcome = _Outcome()
-    if pending_count == 0:
-        return outcome
-
-    async def worker() -> None:
-        for item in pending:
-            if outcome.stopped is not None:
-                return
-            record = await _run_one(study, item, pool)
-            store.put_study_item(record)
-            outcome.run += 1
-            if record.status == "failed":
-                outcome.failed += 1
-                if max_failures is not None and outcome.failed >= max_failures:
-                    outcome.stopped = (
-                        f"stopped after {outcome.failed} failed items (--max-failures); "
-                        f"last error: {record.error}"
-                    )
-            if progress:
-                progress("items", outcome.run, pending_count)
-
-    await asyncio.gather(*(worker() for _ in range(study.config.concurrency)))
-    return outcome

@@ -1,19 +1,11 @@
-"""The ``fairpanel`` command line: parses arguments, calls the library, prints."""
+"""The ``fairpanel`` command line: parses arguments, calls the library, prints.
 
-from fairpanel.cli._compare import BadRunFolderError, compare_command, load_run
-from fairpanel.cli._main import app, write_results
-from fairpanel.cli._simulate import recommendations, simulate_command
-from fairpanel.cli._studies import estimate_command, report_command, run_command
+The only package that imports typer and rich; nothing else imports it. ``_app`` builds the app
+and registers the commands, one module per group: ``_run`` (run, report, estimate), ``_export``,
+``_info`` (schema, scenarios, personas), ``_label_bias``, ``_compare``, ``_simulate``; the
+consoles, exit codes and progress bars they share are in ``_console``.
+"""
 
-__all__ = [
-    "BadRunFolderError",
-    "app",
-    "compare_command",
-    "estimate_command",
-    "load_run",
-    "recommendations",
-    "report_command",
-    "run_command",
-    "simulate_command",
-    "write_results",
-]
+from fairpanel.cli._app import app
+
+__all__ = ["app"]

@@ -4,8 +4,6 @@ Never calls a configured model."""
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,84 +11,23 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairpanel.analysis import METRICS, OVERALL, TARGET_POWER
+from fairpanel.cli._console import bad_input, console, problems_exit, stage_progress
 from fairpanel.inputs import InputFileError
 from fairpanel.judging import load_experiment, parse_numbers, sizes_ok
-from fairpanel.judging.simulate import SimulationSettings, run_simulation
+from fairpanel.judging.simulate import SimulationSettings, run_simulation, write_simulation
 
-__all__ = ["recommendations", "simulate_command"]
+__all__ = ["simulate_command"]
 
-EXIT_BAD_INPUT = 2
+_STAGE = "simulated runs"
 
 
 def _rate(block: Mapping[str, Any]) -> str:
     if block.get("rate") is None:
         return "-"
     return f"{block['rate']:.0%} ({block['ci_low']:.0%}-{block['ci_high']:.0%})"
-
-
-def _describe(size: Mapping[str, Any]) -> str:
-    replicates = f" x {size['replicates']} replicates" if size["replicates"] > 1 else ""
-    return (
-        f"{size['bases']} bases x {size['derived_per_base']} derived{replicates} "
-        f"({size['trials']:,} trials)"
-    )
-
-
-def _soonest(rows: list[Mapping[str, Any]], rank: Mapping[str, int]) -> Mapping[str, Any]:
-    """The family that detects a planted size soonest: reached at the smallest simulated
-    scale, else the smallest extrapolated growth, else the first (power too low everywhere)."""
-    reached = [r for r in rows if r["smallest_scale"] is not None]
-    if reached:
-        return min(reached, key=lambda r: (rank[r["smallest_scale"]], -r["power_there"]))
-    grown = [r for r in rows if r["extrapolated_factor"] is not None]
-    if grown:
-        return min(grown, key=lambda r: r["extrapolated_factor"])
-    return rows[0]
-
-
-def recommendations(result: Mapping[str, Any]) -> list[str]:
-    """One sentence per planted size and category, from whichever test family gets there with
-    the smallest design: the smallest simulated design that reaches the target power, or an
-    extrapolated size, labelled as such."""
-    sizes = {row["scale"]: row for row in result["design_sizes"]}
-    rank = {row["scale"]: index for index, row in enumerate(result["design_sizes"])}
-    needed = result["needed"]
-    if not needed:
-        return ["No planted contrast was testable in this design."]
-    grouped: dict[tuple[Any, str], list[Mapping[str, Any]]] = {}
-    for row in needed:
-        grouped.setdefault((row["size"], row["category"]), []).append(row)
-    lines = []
-    for rows in grouped.values():
-        row = _soonest(rows, rank)
-        family = row["family"]
-        unit = "point" if row["size"] == 1 else "points"
-        what = f"{row['size']:g} {unit} for {row['category']}"
-        if row["smallest_scale"] is not None:
-            lines.append(
-                f"With {_describe(sizes[row['smallest_scale']])} you detect {what} with "
-                f"{row['power_there']:.0%} power (target {TARGET_POWER:.0%}; {family})."
-            )
-            continue
-        source = sizes[row["extrapolated_from"]]
-        factor = row["extrapolated_factor"]
-        if factor is None:
-            lines.append(
-                f"{what}: power at {_describe(source)} is too low to extrapolate from in any "
-                "test family; simulate larger designs (--scales)."
-            )
-            continue
-        bases = math.ceil(source["bases"] * factor)
-        lines.append(
-            f"For {what} you need about {factor:.1f}x {_describe(source)}, e.g. about {bases} "
-            f"bases at {source['derived_per_base']} derived each (EXTRAPOLATED by a normal "
-            f"approximation from the simulated power, not simulated; {family})."
-        )
-    return lines
 
 
 def _false_positive_table(result: Mapping[str, Any]) -> Table:
@@ -157,31 +94,23 @@ def simulate_command(
     """False-positive rate (nothing planted) and power (planted shifts) of every headline
     test family for an experiment's design, by simulated runs on the mock judge; writes
     simulate.json. No configured model is ever called."""
-    console, errors = Console(), Console(stderr=True)
-
-    def fail(message: str) -> typer.Exit:
-        errors.print(f"[bold red]error[/]: {escape(message)}", highlight=False, soft_wrap=True)
-        return typer.Exit(EXIT_BAD_INPUT)
-
     try:
         planted = parse_numbers(sizes, "--sizes")
         multiples = parse_numbers(scales, "--scales")
     except ValueError as exc:
-        raise fail(str(exc)) from None
+        raise bad_input(str(exc)) from None
     if not sizes_ok(planted):
-        raise fail("--sizes must lie between 0 and 10 score points")
+        raise bad_input("--sizes must lie between 0 and 10 score points")
     if any(m <= 0 for m in multiples):
-        raise fail("--scales must be positive")
+        raise bad_input("--scales must be positive")
     if metric not in (OVERALL, *METRICS):
-        raise fail(f"--metric must be one of {', '.join((OVERALL, *METRICS))}; got {metric!r}")
+        raise bad_input(f"--metric must be one of {', '.join((OVERALL, *METRICS))}; got {metric!r}")
     if not 0.0 < alpha < 1.0:
-        raise fail(f"--alpha must be between 0 and 1; got {alpha}")
+        raise bad_input(f"--alpha must be between 0 and 1; got {alpha}")
     try:
         config = load_experiment(experiment)
     except InputFileError as exc:
-        for problem in exc.problems:
-            errors.print(f"[bold red]error[/]: {escape(problem)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        raise problems_exit(exc) from None
     settings = SimulationSettings(
         sizes=planted,
         reps=reps,
@@ -193,18 +122,9 @@ def simulate_command(
         max_trials=max_trials,
         n_boot=n_boot,
     )
-    with Progress(
-        TextColumn("[bold]simulated runs"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    ) as bar:
-        task = bar.add_task("simulate", total=len(planted) * reps)
-        result = run_simulation(
-            config, settings, lambda done, total: bar.update(task, completed=done, total=total)
-        )
-    result["recommendations"] = recommendations(result)
+    with stage_progress() as advance:
+        advance(_STAGE, 0, len(planted) * reps)
+        result = run_simulation(config, settings, lambda done, total: advance(_STAGE, done, total))
     wide = Console(width=max(console.width, 140))
     if 0.0 in planted:
         wide.print(_false_positive_table(result))
@@ -214,7 +134,5 @@ def simulate_command(
         console.print(f"- {escape(line)}", highlight=False, soft_wrap=True)
     for note in result["simulation"]:
         console.print(f"[dim]note: {escape(note)}[/]", highlight=False, soft_wrap=True)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "simulate.json"
-    path.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    path = write_simulation(result, out)
     console.print(f"Wrote {path} ({result['seconds']} s)")

@@ -8,12 +8,9 @@ again costs nothing and a killed run finishes only what is left.
 from __future__ import annotations
 
 import asyncio
-import json
-import platform
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -22,31 +19,28 @@ from fairpanel.agents import (
     Message,
     ModelCallError,
     ModelClient,
-    ModelRegistry,
     ModelRequest,
-    ModelSpec,
-    Sampling,
-    Usage,
 )
-from fairpanel.judging.engine._cost import cost_by_role
 from fairpanel.judging.engine._failures import failure_reason, responder_failed
-from fairpanel.judging.engine._lock import RunFolderLock
-from fairpanel.judging.engine._store import STORE_FILE, Store
+from fairpanel.judging.engine._provenance import environment
+from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
+from fairpanel.judging.engine._store import Store
+from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_workers
 from fairpanel.judging.experiment._config import ExperimentConfig, selected_bases_from
 from fairpanel.judging.experiment._design import TrialSpec, iter_trials
 from fairpanel.judging.protocol._prompts import responder_messages, rewrite_messages
+from fairpanel.judging.protocol._records import TrialRecord
 from fairpanel.judging.protocol._trial import run_trial
 from fairpanel.personas import IdentitySet, JudgePersona, load_identities, load_judge_personas
 from fairpanel.scenarios import DerivedScenario
 
 __all__ = ["Design", "RunSummary", "design_of", "run_experiment"]
 
-ProgressHook = Callable[[str, int, int], None]
-"""Called as (stage, done, total) while a run advances."""
-
 
 @dataclass
 class RunSummary:
+    """What ``summary.json`` holds for a judge-panel run."""
+
     trials_total: int
     trials_ok: int
     trials_failed: int
@@ -91,36 +85,13 @@ def design_of(config: ExperimentConfig) -> Design:
     return Design(config=config, scenarios=scenarios, identities=identities, personas=personas)
 
 
-def _cached_share(usage: Usage) -> float:
-    return round(usage.cached_tokens / usage.prompt_tokens, 4) if usage.prompt_tokens else 0.0
+_PACKAGES = ("fairpanel", "autogen-agentchat", "autogen-ext", "openai", "xllamacpp", "pydantic")
 
 
-def _usage_dict(usage: dict[str, Usage]) -> dict[str, dict[str, float]]:
-    """Tokens by role as the servers reported them, with the share of prompt tokens that the
-    provider served from its prompt cache (what the shared-prefix prompt layout is for)."""
+def _manifest(config: ExperimentConfig) -> dict[str, Any]:
+    """What produced the run, for anyone re-reading it later."""
     return {
-        role: {**value.model_dump(), "cached_share": _cached_share(value)}
-        for role, value in sorted(usage.items())
-    }
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _write_provenance(out_dir: Path, config: ExperimentConfig) -> None:
-    """The resolved config and what produced the run, for anyone re-reading it later."""
-    (out_dir / "experiment.resolved.json").write_text(
-        json.dumps(config.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
-    )
-    packages = ("fairpanel", "autogen-agentchat", "autogen-ext", "openai", "xllamacpp", "pydantic")
-    manifest = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "packages": {name: _version(name) for name in packages},
+        **environment(_PACKAGES),
         "models": {
             "responder": config.responder_spec.id,
             "judges": {
@@ -129,28 +100,16 @@ def _write_provenance(out_dir: Path, config: ExperimentConfig) -> None:
         },
         "seed": config.seed,
     }
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
-def _roles(config: ExperimentConfig) -> list[tuple[str, ModelSpec, Sampling | None]]:
+def _roles(config: ExperimentConfig) -> list[ModelRole]:
     """Every (role, model, sampling) the experiment will call."""
-    roles: list[tuple[str, ModelSpec, Sampling | None]] = [
-        ("responder", config.responder_spec, config.responder.sampling)
-    ]
+    roles: list[ModelRole] = [("responder", config.responder_spec, config.responder.sampling)]
     for seat in config.panel.seats():
         roles.append((f"judge {seat.persona}", config.model_spec(str(seat.model)), seat.sampling))
     if config.panel.consensus == "moderator":
         roles.append(("moderator", config.panel_spec, config.panel.sampling))
     return roles
-
-
-def _unsupported_settings(registry: ModelRegistry, config: ExperimentConfig) -> list[str]:
-    """Sampling settings a provider will not take, reported before any call is made."""
-    warnings = []
-    for role, spec, sampling in _roles(config):
-        for setting in registry.unsupported_settings(spec, sampling):
-            warnings.append(f"{role}: {spec.id} does not take '{setting}'; it will not be sent")
-    return warnings
 
 
 async def _responses_for(
@@ -191,31 +150,31 @@ async def run_experiment(
     warn: Callable[[str], None] | None = None,
     max_failures: int | None = None,
 ) -> RunSummary:
+    """Run every pending trial of ``config`` into ``out_dir`` (its store and provenance files).
+
+    The run folder's summary, results and report are written by ``fairpanel.run``, which calls
+    this; here only the trials are run and counted.
+    """
     started = time.perf_counter()
     design = design_of(config)
-    registry = ModelRegistry()
-    for _role, model, _sampling in _roles(config):
-        registry.check_credentials(model)
-    warnings = _unsupported_settings(registry, config)
-    for warning in warnings:
-        if warn is not None:
-            warn(warning)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    lock = RunFolderLock(out_dir).acquire()  # a second run on this folder is refused here
-    _write_provenance(out_dir, config)
-    store = Store(out_dir / STORE_FILE)
-    caller = CachingCaller(store)
-    try:
+    async with open_run_session(
+        out_dir,
+        _roles(config),
+        resolved=config.model_dump(mode="json"),
+        manifest=_manifest(config),
+        warn=warn,
+        started=started,
+    ) as session:
+        store = session.store
         finished = store.finished_keys(include_failed=not retry_failed)
         total = pending_count = 0
         for spec in design.trials():
             total += 1
             pending_count += spec.key() not in finished
         pending = (spec for spec in design.trials() if spec.key() not in finished)
-        async with registry:
-            outcome = await _run_pending(
-                design, pending, pending_count, registry, caller, store, progress, max_failures
-            )
+        outcome = await _run_pending(
+            design, pending, pending_count, session, progress, max_failures
+        )
         statuses = {key: (status, error) for key, _, status, error, _ in store.iter_trials()}
         counts: dict[str, int] = {"ok": 0, "failed": 0}
         failures: dict[str, int] = {}
@@ -225,53 +184,42 @@ async def run_experiment(
             if status == "failed":
                 reason = failure_reason(error)
                 failures[reason] = failures.get(reason, 0) + 1
+        usage = session.usage(config.prices)
         return RunSummary(
             trials_total=total,
             trials_ok=counts["ok"],
             trials_failed=counts["failed"],
             trials_run=outcome.run,
-            calls_made=caller.ledger.calls_made,
-            calls_cached=caller.ledger.calls_cached,
-            tokens_by_role=_usage_dict(store.tokens_by_role()),
-            tokens_by_role_this_invocation=_usage_dict(dict(caller.ledger.tokens_by_role)),
-            wall_seconds=round(time.perf_counter() - started, 3),
+            calls_made=usage.calls_made,
+            calls_cached=usage.calls_cached,
+            tokens_by_role=usage.tokens_by_role,
+            tokens_by_role_this_invocation=usage.tokens_by_role_this_invocation,
+            wall_seconds=session.wall_seconds(),
             failures=failures,
-            warnings=warnings,
+            warnings=session.warnings,
             stopped=outcome.stopped,
-            cost=cost_by_role(store.tokens_by_role_and_model(), config.prices),
-            cached_token_share=_cached_share(sum(store.tokens_by_role().values(), Usage())),
+            cost=usage.cost,
+            cached_token_share=usage.cached_token_share,
         )
-    finally:
-        store.close()
-        lock.release()
-
-
-@dataclass
-class _Outcome:
-    run: int = 0
-    failed: int = 0
-    stopped: str | None = None
 
 
 async def _run_pending(
     design: Design,
     pending: Iterator[TrialSpec],
     pending_count: int,
-    registry: ModelRegistry,
-    caller: CachingCaller,
-    store: Store,
+    session: RunSession,
     progress: ProgressHook | None,
     max_failures: int | None,
-) -> _Outcome:
+) -> WorkOutcome:
     """Run pending trials with ``concurrency`` workers pulling from the lazy design.
 
     Responses are written the first time a trial needs its scenario. With ``max_failures``
     the run stops taking new trials once that many have failed in this invocation.
     """
     config = design.config
-    outcome = _Outcome()
     if pending_count == 0:
-        return outcome
+        return WorkOutcome()
+    registry, caller, store = session.registry, session.caller, session.store
     responder = await registry.client(config.responder_spec)
     references = {config.panel.model, *(str(seat.model) for seat in config.panel.seats())}
     judge_clients = {ref: await registry.client(config.model_spec(ref)) for ref in references}
@@ -285,34 +233,27 @@ async def _run_pending(
             )
         return responses[scenario_id]
 
-    async def worker() -> None:
-        for spec in pending:
-            if outcome.stopped is not None:
-                return
-            try:
-                responses_shown = await responses_of(spec.scenario_id)
-            except ModelCallError as exc:
-                record = responder_failed(spec, exc)
-            else:
-                record = await run_trial(
-                    spec,
-                    task=scenarios[spec.scenario_id].prompt,
-                    responses=responses_shown,
-                    personas=design.personas,
-                    clients=judge_clients,
-                    caller=caller,
-                )
-            store.put_trial(record)
-            outcome.run += 1
-            if record.status == "failed":
-                outcome.failed += 1
-                if max_failures is not None and outcome.failed >= max_failures:
-                    outcome.stopped = (
-                        f"stopped after {outcome.failed} failed trials (--max-failures); "
-                        f"last error: {record.error}"
-                    )
-            if progress:
-                progress("trials", outcome.run, pending_count)
+    async def trial(spec: TrialSpec) -> TrialRecord:
+        try:
+            responses_shown = await responses_of(spec.scenario_id)
+        except ModelCallError as exc:
+            return responder_failed(spec, exc)
+        return await run_trial(
+            spec,
+            task=scenarios[spec.scenario_id].prompt,
+            responses=responses_shown,
+            personas=design.personas,
+            clients=judge_clients,
+            caller=caller,
+        )
 
-    await asyncio.gather(*(worker() for _ in range(config.concurrency)))
-    return outcome
+    return await run_workers(
+        pending,
+        pending_count,
+        concurrency=config.concurrency,
+        work=trial,
+        save=store.put_trial,
+        unit_name="trials",
+        progress=progress,
+        max_failures=max_failures,
+    )

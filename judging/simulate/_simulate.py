@@ -15,9 +15,10 @@ import gc
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -26,9 +27,11 @@ from fairpanel.analysis import METRICS, OVERALL, calibration_tables, identity_te
 from fairpanel.judging.engine._frames import RunFrames
 from fairpanel.judging.engine._runner import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import (
     DesignScale,
     PreparedDesign,
+    Target,
     design_scales,
     mock_config,
     planted_bias,
@@ -39,7 +42,16 @@ from fairpanel.judging.simulate._runs import (
     trial_keys,
 )
 
-__all__ = ["SimulationSettings", "parse_numbers", "run_simulation", "sizes_ok"]
+__all__ = [
+    "SIMULATE_FILE",
+    "SimulationSettings",
+    "parse_numbers",
+    "run_simulation",
+    "sizes_ok",
+    "write_simulation",
+]
+
+SIMULATE_FILE = "simulate.json"
 
 ProgressHook = Callable[[int, int], None]
 
@@ -92,8 +104,6 @@ class _Task:
 
 def _one_repetition(task: _Task) -> list[dict[str, Any]]:
     """One simulated run at the largest size, analysed at every size (in a worker process)."""
-    from fairpanel.judging.simulate._runs import Target
-
     # statsmodels' multipletests runs a full gc.collect() on every call; with everything built
     # so far frozen out of the collector's view, those collections only scan this repetition's
     # objects (about 4x faster analysis, same results).
@@ -157,7 +167,8 @@ def run_simulation(
     settings: SimulationSettings,
     progress: ProgressHook | None = None,
 ) -> dict[str, Any]:
-    """simulate.json's content: the design simulated, false-positive rates, power, sizes needed."""
+    """simulate.json's content: the design simulated, false-positive rates, power, sizes needed
+    and the recommendations drawn from them."""
     started = time.perf_counter()
     mocked = mock_config(config)
     design = design_of(mocked)
@@ -206,7 +217,7 @@ def run_simulation(
     tables = calibration_tables(
         pd.DataFrame(rows), [name for name, _ in scale_keys], settings.alpha
     )
-    return {
+    result: dict[str, Any] = {
         "experiment": config.name,
         "alpha": settings.alpha,
         "sizes": list(settings.sizes),
@@ -249,6 +260,16 @@ def run_simulation(
         **tables,
         "seconds": round(time.perf_counter() - started, 1),
     }
+    result["recommendations"] = recommendations(result)
+    return result
+
+
+def write_simulation(result: Mapping[str, Any], out_dir: Path) -> Path:
+    """Write ``result`` to OUT_DIR/simulate.json (creating the folder) and return its path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / SIMULATE_FILE
+    path.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    return path
 
 
 def parse_numbers(text: str, what: str) -> tuple[float, ...]:

@@ -15,16 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from rich.console import Console
-from rich.markup import escape
-
 from fairpanel.judging import STORE_FILE, Store
 from fairpanel.studies._load import RESOLVED_CONFIG_FILE, config_from_run
-from fairpanel.studies._results import render_study_tables
 from fairpanel.studies.label_bias._stats import LabelOutcome, label_bias_view
 from fairpanel.studies.label_bias._views import LEVELS, label_bias_tables, verdict_outcome
 
-__all__ = ["LABEL_BIAS_FILE", "label_bias_command", "label_bias_of_run"]
+__all__ = ["LABEL_BIAS_FILE", "Calibration", "label_bias_of_run", "write_label_bias"]
 
 LABEL_BIAS_FILE = "label_bias.json"
 POSITIONS = ("A", "B")
@@ -213,22 +209,10 @@ def label_bias_of_run(run_dir: Path, calibration: Calibration = "renormalise") -
     }
 
 
-def label_bias_command(
-    run_dir: Path, calibration: Calibration, console: Console, errors: Console
-) -> int:
-    """The ``fairpanel label-bias`` command; returns the exit code."""
-    if not (run_dir / STORE_FILE).is_file():
-        errors.print(f"[bold red]error[/]: {run_dir} is not a run folder (no {STORE_FILE})")
-        return 2
-    try:
-        results = label_bias_of_run(run_dir, calibration)
-    except ValueError as exc:
-        errors.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False)
-        return 2
+def write_label_bias(run_dir: Path, calibration: Calibration = "renormalise") -> dict[str, Any]:
+    """The label-bias views of a stored run, also written to RUN_DIR/label_bias.json."""
+    results = label_bias_of_run(run_dir, calibration)
     (run_dir / LABEL_BIAS_FILE).write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
-    for table in render_study_tables(results):
-        console.print(table)
-    console.print(f"Wrote {run_dir / LABEL_BIAS_FILE}")
-    return 0
+    return results

@@ -15,8 +15,8 @@ from helpers.chromium import chromium_or_skip, dump_dom
 from scipy.stats import norm
 
 from fairpanel.analysis._compare import difference_of_estimates
-from fairpanel.cli import write_results
 from fairpanel.judging import load_experiment, run_experiment
+from fairpanel.run_folder import write_results
 
 DESIGN = """\
 name: {name}

@@ -11,9 +11,8 @@ import pytest
 from conftest import Cli, read_json
 from scipy.stats import binomtest
 
-from fairpanel.cli import recommendations
 from fairpanel.judging import load_experiment
-from fairpanel.judging.simulate import SimulationSettings, run_simulation
+from fairpanel.judging.simulate import SimulationSettings, recommendations, run_simulation
 
 # The models named here would need a key and a network; simulate must never touch them.
 DESIGN = """\

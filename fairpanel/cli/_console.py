@@ -1,0 +1,75 @@
+"""What every command shares: the consoles, exit codes, error lines and the progress bars."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from fairpanel.inputs import InputFileError
+from fairpanel.judging import EXIT_RUN_FOLDER_BUSY
+from fairpanel.judging.engine import ProgressHook
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_RUN_FAILED",
+    "EXIT_RUN_FOLDER_BUSY",
+    "bad_input",
+    "console",
+    "errors",
+    "print_error",
+    "problems_exit",
+    "stage_progress",
+]
+
+EXIT_BAD_INPUT = 2
+EXIT_RUN_FAILED = 1
+
+console = Console()
+# soft_wrap: an error names a file path and line that users (and tests) search for; a
+# terminal-width line break inside it would split them.
+errors = Console(stderr=True, soft_wrap=True)
+
+
+def print_error(message: str) -> None:
+    """``error: message`` on stderr, printed as written (no markup, no highlighting)."""
+    errors.print(f"[bold red]error[/]: {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def bad_input(message: str) -> typer.Exit:
+    """Print ``message`` as an error; the exit to raise for input the command cannot take."""
+    print_error(message)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def problems_exit(exc: InputFileError) -> typer.Exit:
+    """Print every problem of an input file (each with its file and line); the exit to raise."""
+    for problem in exc.problems:
+        print_error(problem)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+@contextmanager
+def stage_progress() -> Iterator[ProgressHook]:
+    """A progress bar per stage, advanced by the hook this yields: (stage, done, total)."""
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield advance

@@ -1,0 +1,89 @@
+"""``fairpanel schema``, ``fairpanel scenarios`` and ``fairpanel personas``: what a file may say
+and what the built-in data holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from fairpanel.cli._console import EXIT_BAD_INPUT, console, errors, problems_exit
+from fairpanel.inputs import InputFileError
+from fairpanel.judging import ExperimentConfig, design_of, load_experiment
+from fairpanel.personas import load_identities, load_judge_personas
+from fairpanel.run_folder import UnknownStudyError, config_schema
+from fairpanel.scenarios import load_scenarios
+
+__all__ = ["personas_command", "scenarios_command", "schema_command"]
+
+
+def schema_command(
+    study: Annotated[
+        str | None, typer.Option("--study", help="A study name: the schema of its study files")
+    ] = None,
+) -> None:
+    """Print the JSON Schema of experiment files (or of one study's files)."""
+    try:
+        schema = config_schema(study)
+    except UnknownStudyError as exc:
+        errors.print(f"[bold red]error[/]: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    typer.echo(json.dumps(schema, indent=2))
+
+
+def _load_experiment_or_exit(path: Path) -> ExperimentConfig:
+    try:
+        return load_experiment(path)
+    except InputFileError as exc:
+        raise problems_exit(exc) from None
+
+
+def scenarios_command(
+    experiment: Annotated[
+        Path | None, typer.Argument(help="Show the scenarios this experiment uses")
+    ] = None,
+) -> None:
+    """List base scenarios and their derived scenarios."""
+    if experiment is not None:
+        design = design_of(_load_experiment_or_exit(experiment))
+        table = Table(title="Derived scenarios in this experiment")
+        table.add_column("id")
+        table.add_column("prompt")
+        for scenario in design.scenarios:
+            table.add_row(scenario.id, scenario.prompt)
+        console.print(table)
+        return
+    try:
+        bases = load_scenarios()
+    except InputFileError as exc:
+        errors.print(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    table = Table(title=f"{len(bases)} base scenarios")
+    for column in ("id", "domain", "derived", "stereotype probed"):
+        table.add_column(column)
+    for base in bases:
+        table.add_row(base.id, base.domain, str(len(base.variations)), base.stereotype)
+    console.print(table)
+
+
+def personas_command() -> None:
+    """List identities (by category) and judge personas."""
+    identities = load_identities()
+    table = Table(title="Identities")
+    for column in ("category", "label", "explicit label", "name cues"):
+        table.add_column(column)
+    for category in identities.categories:
+        for identity in category.identities:
+            table.add_row(
+                category.name, identity.label, identity.explicit, ", ".join(identity.names[:4])
+            )
+    console.print(table)
+    judges = Table(title="Judge personas")
+    for column in ("name", "title", "responsibility"):
+        judges.add_column(column)
+    for persona in load_judge_personas():
+        judges.add_row(persona.name, persona.title, persona.responsibility)
+    console.print(judges)

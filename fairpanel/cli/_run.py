@@ -1,0 +1,142 @@
+"""``fairpanel run``, ``fairpanel report`` and ``fairpanel estimate``, for experiment and study
+files alike (``fairpanel.run_folder.load`` tells them apart by the file's ``study:`` field)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from fairpanel.agents import (
+    LocalModelUnavailableError,
+    MissingApiKeyError,
+    ModelCallError,
+    PluginError,
+)
+from fairpanel.cli._console import (
+    EXIT_BAD_INPUT,
+    EXIT_RUN_FAILED,
+    EXIT_RUN_FOLDER_BUSY,
+    console,
+    errors,
+    print_error,
+    problems_exit,
+    stage_progress,
+)
+from fairpanel.cli._run_tables import plan_table, render_study_tables, summary_table
+from fairpanel.cli._tables import render_tables
+from fairpanel.inputs import InputFileError
+from fairpanel.judging import STORE_FILE, RunFolderBusyError
+from fairpanel.run_folder import (
+    RESULTS_FILE,
+    BadRunFolderError,
+    RunConfig,
+    default_run_dir,
+    estimate,
+    load,
+    report_run,
+    run,
+)
+from fairpanel.studies import StudyConfig
+
+__all__ = ["estimate_command", "report_command", "run_command"]
+
+_FILE_HELP = "Experiment YAML; the built-in default when omitted"
+
+
+def _load_or_exit(path: Path | None) -> RunConfig:
+    try:
+        return load(path)
+    except InputFileError as exc:
+        raise problems_exit(exc) from None
+
+
+def _print_results(results: Mapping[str, Any], *, study: bool) -> None:
+    for table in render_study_tables(results) if study else render_tables(results):
+        console.print(table)
+
+
+def _warn(text: str) -> None:
+    errors.print(f"[bold yellow]warning[/]: {text}")
+
+
+def run_command(
+    experiment: Annotated[Path | None, typer.Argument(help=_FILE_HELP)] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default: runs/<experiment name>)")
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Run failed trials again")
+    ] = False,
+    max_failures: Annotated[
+        int | None,
+        typer.Option("--max-failures", min=1, help="Stop after this many failed trials"),
+    ] = None,
+    no_report: Annotated[
+        bool,
+        typer.Option(
+            "--no-report",
+            help="Store the trials and summary.json only; analyse later with `fairpanel report`",
+        ),
+    ] = False,
+) -> None:
+    """Run an experiment (resumable: finished trials and calls are never repeated)."""
+    config = _load_or_exit(experiment)
+    run_dir = out or default_run_dir(config)
+    with stage_progress() as advance:
+        try:
+            outcome = run(
+                config,
+                run_dir,
+                report=not no_report,
+                retry_failed=retry_failed,
+                progress=advance,
+                warn=_warn,
+                max_failures=max_failures,
+            )
+        except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
+            print_error(str(exc))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except ModelCallError as exc:
+            errors.print(f"[bold red]run stopped[/]: {exc}")
+            raise typer.Exit(EXIT_RUN_FAILED) from None
+        except RunFolderBusyError as exc:
+            print_error(str(exc))
+            raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
+    console.print(summary_table(outcome.summary))
+    if outcome.results is not None:
+        _print_results(outcome.results, study=isinstance(config, StudyConfig))
+    if outcome.summary.stopped is not None:
+        errors.print(f"[bold red]run stopped[/]: {outcome.summary.stopped}")
+        raise typer.Exit(EXIT_RUN_FAILED)
+    console.print(
+        f"Run folder: [bold]{run_dir}[/] (report.html, summary.json, results.json, {STORE_FILE})"
+    )
+
+
+def report_command(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> None:
+    """Print the analysis tables of a run; write RUN_DIR/results.json and RUN_DIR/report.html."""
+    try:
+        reported = report_run(run_dir)
+    except BadRunFolderError as exc:
+        print_error(str(exc))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    _print_results(reported.results, study=reported.study is not None)
+    console.print(f"Wrote {run_dir / RESULTS_FILE} and {reported.report_file}")
+
+
+def estimate_command(
+    experiment: Annotated[Path | None, typer.Argument(help=_FILE_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables")] = False,
+) -> None:
+    """Trials, calls, tokens, cost and time of an experiment, without calling a model."""
+    plan = estimate(_load_or_exit(experiment)).as_dict()
+    if as_json:
+        typer.echo(json.dumps(plan, indent=2))
+        return
+    console.print(plan_table(plan))
+    for note in plan["notes"]:
+        console.print(f"[dim]{note}[/]")

@@ -1,0 +1,90 @@
+"""Tables the run, report and estimate commands print: the run summary, the plan, and a
+study's result tables (the panel's are in ``_tables``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+
+from fairpanel.judging import RunSummary
+from fairpanel.studies import StudySummary
+
+__all__ = ["plan_table", "render_study_tables", "summary_table"]
+
+
+def summary_table(summary: RunSummary | StudySummary) -> Table:
+    """What a run did: units, calls, time (and tokens from the cache, cost when priced)."""
+    if isinstance(summary, StudySummary):
+        table = Table(title=f"Run summary ({summary.study})", show_header=False)
+        unit = "items"
+    else:
+        table = Table(title="Run summary", show_header=False)
+        unit = "trials"
+    for key in (
+        f"{unit}_total",
+        f"{unit}_ok",
+        f"{unit}_failed",
+        f"{unit}_run",
+        "calls_made",
+        "calls_cached",
+        "wall_seconds",
+    ):
+        table.add_row(key, str(getattr(summary, key)))
+    if isinstance(summary, RunSummary):
+        table.add_row("cached_token_share", f"{summary.cached_token_share:.1%}")
+    if summary.cost.get("total_usd") or summary.cost.get("unpriced_models"):
+        table.add_row("cost_usd", str(summary.cost["total_usd"]))
+    return table
+
+
+def plan_table(plan: Mapping[str, Any]) -> Table:
+    """An estimate (``Estimate.as_dict()`` or ``StudyEstimate.as_dict()``) as a table."""
+    if "study" in plan:
+        table = Table(title=f"Plan ({plan['study']})", show_header=False)
+        table.add_row("items", str(plan["items"]))
+        for role, count in plan["calls"].items():
+            conditional = plan["conditional_calls"].get(role, 0)
+            table.add_row(f"calls {role}", f"{count}" + (" (at most)" if conditional else ""))
+    else:
+        table = Table(title="Plan", show_header=False)
+        for name, count in plan["trials"].items():
+            table.add_row(f"trials {name}", str(count))
+        table.add_row("trials total", str(plan["trials_total"]))
+        for role, count in plan["calls"].items():
+            table.add_row(f"calls {role}", str(count))
+    table.add_row("calls total", str(plan["calls_total"]))
+    for model, usage in plan["tokens_by_model"].items():
+        table.add_row(
+            f"tokens {model}", f"{usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out"
+        )
+    cost = plan["cost"]
+    priced = f"${cost['total_usd']:,.2f}"
+    if cost["unpriced_models"]:
+        priced += f" (no price for {', '.join(cost['unpriced_models'])})"
+    table.add_row("cost", priced)
+    wall = plan["wall_seconds"]
+    table.add_row("wall time", "unknown" if wall is None else f"{wall / 60:,.1f} min")
+    return table
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1e-3 and value != 0 else f"{value:.3f}"
+    return str(value)
+
+
+def render_study_tables(results: Mapping[str, Any]) -> list[Table]:
+    """Rich tables from the ``tables`` a study's analysis put in its results."""
+    rendered = []
+    for spec in results.get("tables", []):
+        table = Table(title=spec["title"], caption=spec.get("note"))
+        for column in spec["columns"]:
+            table.add_column(str(column))
+        for row in spec["rows"]:
+            table.add_row(*(_cell(value) for value in row))
+        rendered.append(table)
+    return rendered

@@ -1,0 +1,75 @@
+"""results.json of a judge-panel run: the analysis of its store, arm by arm and treatment by
+treatment.
+
+The analysis reads only the store (and the resolved config for the treatments' order), so
+``fairpanel report`` re-derives the same results from a finished or half-finished run folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fairpanel.analysis import analyze, control_false_positives
+from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames
+from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
+from fairpanel.run_folder._folder import RESULTS_FILE, read_json
+
+__all__ = ["panel_results", "write_results"]
+
+
+def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
+    """Treatments in the experiment's order (the first is the baseline), then any others."""
+    resolved = read_json(run_dir / RESOLVED_CONFIG_FILE)
+    configured = [t["name"] for t in resolved.get("treatments", [])] if resolved else []
+    ordered = [name for name in configured if name in found]
+    return ordered + [name for name in found if name not in ordered] or ["none"]
+
+
+def _analyze(frames: RunFrames) -> dict[str, Any]:
+    return analyze(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
+
+
+def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
+    """Analyse a run folder's store (what results.json holds). Pass the store's ``frames``
+    when the caller already loaded them (for the report), to read them once."""
+    store = Store(run_dir / STORE_FILE)
+    try:
+        frames = frames if frames is not None else load_frames(store)
+        robustness = injection_robustness(store)
+    finally:
+        store.close()
+    treatments = _treatment_order(run_dir, frames.values("treatment"))
+    baseline = frames.where(arm="main", treatment=treatments[0])
+    results = _analyze(baseline)
+    results["design"] = {
+        "arms": frames.values("arm"),
+        "treatments": treatments,
+        "signals": frames.values("signal"),
+        "note": f"the sections above cover the main arm under treatment {treatments[0]!r}",
+    }
+    results["by_treatment"] = {
+        name: _analyze(frames.where(arm="main", treatment=name)) for name in treatments[1:]
+    }
+    results["control_arms"] = {
+        arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
+    }
+    results["injection_robustness"] = robustness  # empty unless arms.injection is on
+    results["control_false_positives"] = control_false_positives(
+        {
+            arm: frames.where(arm=arm).verdicts
+            for arm in frames.values("arm")
+            if arm not in ("main", "injection")
+        }
+    )
+    return results
+
+
+def write_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
+    """Analyse a run folder's store and write ``results.json`` beside it."""
+    results = panel_results(run_dir, frames)
+    (run_dir / RESULTS_FILE).write_text(
+        json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    )
+    return results

@@ -1,0 +1,152 @@
+"""A whole run folder from Python: trials, summary.json, results.json and report.html.
+
+The runners in ``fairpanel.judging`` and ``fairpanel.studies`` fill the store; this layer sits
+above them, the analysis and the report, and is what ``fairpanel run`` and ``fairpanel report``
+call, so a run started from Python leaves the same folder as one started from the shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairpanel.judging import ExperimentConfig, RunSummary, run_experiment
+from fairpanel.judging.engine import ProgressHook
+from fairpanel.report import write_report, write_study_report
+from fairpanel.run_folder._configs import RunConfig, default_run_dir, load
+from fairpanel.run_folder._folder import SUMMARY_FILE, read_frames, require_run_folder
+from fairpanel.run_folder._panel_results import write_results
+from fairpanel.studies import (
+    StudyConfig,
+    StudySummary,
+    build_study,
+    config_from_run,
+    run_study,
+    write_study_results,
+)
+
+__all__ = ["Reported", "RunOutcome", "report_run", "run", "run_async"]
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What ``report_run`` wrote: results.json's content and report.html."""
+
+    run_dir: Path
+    study: StudyConfig | None
+    """The study the folder holds, or None for a judge-panel run."""
+    results: dict[str, Any]
+    report_file: Path
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What ``run`` did: the folder, the config it ran, its summary and, unless the run was
+    made with ``report=False``, results.json's content and report.html."""
+
+    run_dir: Path
+    config: RunConfig
+    summary: RunSummary | StudySummary
+    results: dict[str, Any] | None
+    report_file: Path | None
+
+
+def _config(source: RunConfig | str | Path | None) -> RunConfig:
+    if isinstance(source, ExperimentConfig | StudyConfig):
+        return source
+    return load(source)
+
+
+async def run_async(
+    source: RunConfig | str | Path | None = None,
+    out_dir: str | Path | None = None,
+    *,
+    report: bool = True,
+    retry_failed: bool = False,
+    progress: ProgressHook | None = None,
+    warn: Callable[[str], None] | None = None,
+    max_failures: int | None = None,
+) -> RunOutcome:
+    """``run`` for callers already inside an event loop."""
+    config = _config(source)
+    run_dir = default_run_dir(config) if out_dir is None else Path(out_dir)
+    summary: RunSummary | StudySummary
+    if isinstance(config, StudyConfig):
+        summary = await run_study(
+            config,
+            run_dir,
+            retry_failed=retry_failed,
+            progress=progress,
+            warn=warn,
+            max_failures=max_failures,
+        )
+    else:
+        summary = await run_experiment(
+            config,
+            run_dir,
+            retry_failed=retry_failed,
+            progress=progress,
+            warn=warn,
+            max_failures=max_failures,
+        )
+    (run_dir / SUMMARY_FILE).write_text(
+        json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
+    )
+    if not report:
+        return RunOutcome(run_dir, config, summary, None, None)
+    reported = _report(run_dir, config if isinstance(config, StudyConfig) else None)
+    return RunOutcome(run_dir, config, summary, reported.results, reported.report_file)
+
+
+def run(
+    source: RunConfig | str | Path | None = None,
+    out_dir: str | Path | None = None,
+    *,
+    report: bool = True,
+    retry_failed: bool = False,
+    progress: ProgressHook | None = None,
+    warn: Callable[[str], None] | None = None,
+    max_failures: int | None = None,
+) -> RunOutcome:
+    """Run an experiment or study (a file, or a config from ``load``; the built-in default
+    experiment when None) into ``out_dir`` (default runs/<name>) and write the whole folder:
+    the store, summary.json and, unless ``report`` is False, results.json and report.html.
+
+    Resumable: finished trials and calls are never repeated. A run stopped by
+    ``max_failures`` still writes its folder; ``summary.stopped`` says why it stopped.
+    """
+    return asyncio.run(
+        run_async(
+            source,
+            out_dir,
+            report=report,
+            retry_failed=retry_failed,
+            progress=progress,
+            warn=warn,
+            max_failures=max_failures,
+        )
+    )
+
+
+def _report(run_dir: Path, study: StudyConfig | None) -> Reported:
+    if study is not None:
+        results = write_study_results(run_dir, study)
+        page = build_study(study).report(results)
+        return Reported(run_dir, study, results, write_study_report(run_dir, results, page))
+    frames = read_frames(run_dir)
+    results = write_results(run_dir, frames)
+    return Reported(run_dir, None, results, write_report(run_dir, results, frames.scores))
+
+
+def report_run(run_dir: str | Path) -> Reported:
+    """Analyse a run folder's store again and rewrite its results.json and report.html.
+
+    Raises ``BadRunFolderError`` when ``run_dir`` holds no store.
+    """
+    run_dir = Path(run_dir)
+    require_run_folder(run_dir)
+    return _report(run_dir, config_from_run(run_dir))
