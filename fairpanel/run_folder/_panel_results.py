@@ -11,7 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fairpanel.analysis import analyze, control_false_positives
+from fairpanel.analysis import (
+    ArmResults,
+    DesignBlock,
+    RunResults,
+    analyze_arm,
+    control_false_positives,
+)
 from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames
 from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json
@@ -27,8 +33,8 @@ def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
     return ordered + [name for name in found if name not in ordered] or ["none"]
 
 
-def _analyze(frames: RunFrames) -> dict[str, Any]:
-    return analyze(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
+def _analyze(frames: RunFrames) -> ArmResults:
+    return analyze_arm(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
 
 
 def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
@@ -41,29 +47,30 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     finally:
         store.close()
     treatments = _treatment_order(run_dir, frames.values("treatment"))
-    baseline = frames.where(arm="main", treatment=treatments[0])
-    results = _analyze(baseline)
-    results["design"] = {
-        "arms": frames.values("arm"),
-        "treatments": treatments,
-        "signals": frames.values("signal"),
-        "note": f"the sections above cover the main arm under treatment {treatments[0]!r}",
-    }
-    results["by_treatment"] = {
-        name: _analyze(frames.where(arm="main", treatment=name)) for name in treatments[1:]
-    }
-    results["control_arms"] = {
-        arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
-    }
-    results["injection_robustness"] = robustness  # empty unless arms.injection is on
-    results["control_false_positives"] = control_false_positives(
-        {
-            arm: frames.where(arm=arm).verdicts
-            for arm in frames.values("arm")
-            if arm not in ("main", "injection")
-        }
+    results = RunResults.assemble(
+        _analyze(frames.where(arm="main", treatment=treatments[0])),
+        design=DesignBlock(
+            arms=frames.values("arm"),
+            treatments=treatments,
+            signals=frames.values("signal"),
+            note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
+        ),
+        by_treatment={
+            name: _analyze(frames.where(arm="main", treatment=name)) for name in treatments[1:]
+        },
+        control_arms={
+            arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
+        },
+        injection_robustness=robustness,  # empty unless arms.injection is on
+        control_false_positives=control_false_positives(
+            {
+                arm: frames.where(arm=arm).verdicts
+                for arm in frames.values("arm")
+                if arm not in ("main", "injection")
+            }
+        ),
     )
-    return results
+    return results.to_json()
 
 
 def write_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
