@@ -1,7 +1,7 @@
 """How a model is named in configs: ``provider/model`` plus endpoint and defaults.
 
-The provider is a built-in one or the name of a ``fairpanel.providers`` entry point of an
-installed package (see ``_plugins``).
+The provider is the name of a ``fairpanel.providers`` entry point: one of fairpanel's own
+(``PROVIDERS``) or one of an installed package (see ``_plugins``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fairpanel.agents._limits import EndpointLimits
-from fairpanel.agents._plugins import ENTRY_POINT_GROUP, plugin_providers
+from fairpanel.agents._plugins import ENTRY_POINT_GROUP, built_in_providers, plugin_providers
 from fairpanel.agents._types import Sampling
 
 __all__ = ["PROVIDERS", "ChoiceRule", "MockBias", "ModelSpec", "unknown_provider_message"]
 
-PROVIDERS = ("mock", "local", "openai", "openai-compatible", "anthropic")
+PROVIDERS = built_in_providers()
 LOCAL_MODELS = ("smollm2",)
 
 

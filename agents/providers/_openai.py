@@ -15,9 +15,19 @@ import openai
 from openai.types.chat import ChatCompletionMessageParam
 
 from fairpanel.agents._limits import retry_after_from_headers
+from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
+from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
-__all__ = ["OpenAIClient", "cached_tokens_of"]
+__all__ = [
+    "OPENAI_URL",
+    "OpenAIClient",
+    "cached_tokens_of",
+    "openai_compatible_provider",
+    "openai_provider",
+]
+
+OPENAI_URL = "https://api.openai.com/v1"
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
@@ -157,3 +167,49 @@ class OpenAIClient:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _endpoint(spec: ModelSpec) -> str:
+    return (spec.base_url or OPENAI_URL).rstrip("/")
+
+
+def _create_openai(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
+    """api.openai.com: structured output unless turned off, with OpenAI's strict schemas."""
+    return OpenAIClient(
+        model_id=spec.id,
+        model_name=spec.model_name,
+        endpoint=_endpoint(spec),
+        base_url=spec.base_url,
+        api_key=run.api_key(spec),
+        structured_output=spec.structured_output is not False,
+        strict_schema=True,
+        max_tokens_field="max_completion_tokens",
+        timeout_s=spec.timeout_s,
+    )
+
+
+def _create_compatible(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
+    """Any server speaking OpenAI's format: structured output only when asked for, since
+    many such servers do not honour ``response_format``."""
+    return OpenAIClient(
+        model_id=spec.id,
+        model_name=spec.model_name,
+        endpoint=_endpoint(spec),
+        base_url=spec.base_url,
+        api_key=run.api_key(spec),
+        structured_output=bool(spec.structured_output),
+        strict_schema=False,
+        max_tokens_field="max_tokens",
+        timeout_s=spec.timeout_s,
+    )
+
+
+openai_provider = Provider(
+    create=_create_openai,
+    endpoint=_endpoint,
+    key_variable="OPENAI_API_KEY",
+    unsupported=nothing_unsupported,
+)
+openai_compatible_provider = Provider(
+    create=_create_compatible, endpoint=_endpoint, unsupported=nothing_unsupported
+)
