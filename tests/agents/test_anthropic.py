@@ -14,6 +14,7 @@ from helpers.fakes import FakeAnthropicServer, Fault, ReplyFn
 from helpers.fakes._anthropic import _error
 from helpers.fakes._core import count_tokens
 from helpers.fakes._http import Reply, Request
+from helpers.judges import anthropic_judge_like as judge_like
 
 from fairpanel.agents import (
     AnthropicClient,
@@ -21,14 +22,12 @@ from fairpanel.agents import (
     LimitedClient,
     Message,
     MissingApiKeyError,
-    MockBias,
     ModelCallError,
     ModelRegistry,
     ModelRequest,
     ModelSpec,
     Sampling,
     endpoint_of,
-    mock_reply,
 )
 from fairpanel.judging import PairJudgment, output_schema, parse_judgment
 
@@ -72,16 +71,6 @@ class CachingFakeAnthropicServer(FakeAnthropicServer):
         usage["input_tokens"] -= tokens
         usage["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = tokens
         return Reply.json(reply.status, payload, reply.headers)
-
-
-def judge_like(body: dict[str, Any]) -> str:
-    """Answer as the mock would, from the request the SDK actually sent."""
-    messages = [Message(role="system", content=block["text"]) for block in body.get("system", [])]
-    messages += [Message(role=m["role"], content=m["content"]) for m in body["messages"]]
-    tools = body.get("tools") or []
-    schema = {"name": tools[0]["name"], "schema": tools[0]["input_schema"]} if tools else None
-    request = ModelRequest(model=body["model"], messages=tuple(messages), response_schema=schema)
-    return mock_reply(request, MockBias())
 
 
 @pytest.fixture

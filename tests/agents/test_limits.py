@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 from helpers.fakes import FakeOpenAIServer, Fault
+from helpers.judges import openai_judge_like as judge_like
 from pydantic import ValidationError
+from typer.testing import CliRunner
 
 from fairpanel.agents import (
     EndpointLimits,
@@ -24,6 +26,7 @@ from fairpanel.agents import (
     ModelSpec,
     retry_after_from_headers,
 )
+from fairpanel.cli import app
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -258,11 +261,6 @@ def test_retry_after_headers() -> None:
 def test_a_run_through_a_burst_of_429s_finishes_with_every_trial_ok_and_its_cost(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from test_providers import judge_like
-    from typer.testing import CliRunner
-
-    from fairpanel.cli import app
-
     monkeypatch.setenv("LIMITS_E2E_KEY", "sk-limits")
     seen = {"n": 0}
     lock = threading.Lock()

@@ -9,35 +9,18 @@ from typing import Any
 import pytest
 from conftest import Cli, WriteExperiment, read_json
 from helpers.fakes import FakeOpenAIServer, Fault
+from helpers.judges import SECRET
+from helpers.judges import openai_judge_like as judge_like
 
 from fairpanel.agents import (
     EndpointLimits,
     Message,
-    MockBias,
     ModelCallError,
     ModelRegistry,
     ModelRequest,
     ModelSpec,
     Sampling,
-    mock_reply,
 )
-
-SECRET = "sk-test-DO-NOT-LEAK-1234567890"
-
-
-def judge_like(body: dict[str, Any]) -> str:
-    """Answer as the mock would, from the request the SDK actually sent."""
-    response_format = body.get("response_format") or {}
-    schema = (
-        response_format.get("json_schema") if response_format.get("type") == "json_schema" else None
-    )
-    request = ModelRequest(
-        model=body["model"],
-        messages=tuple(Message(role=m["role"], content=m["content"]) for m in body["messages"]),
-        response_schema=schema,
-    )
-    return mock_reply(request, MockBias())
-
 
 EXPERIMENT = """\
 name: compat

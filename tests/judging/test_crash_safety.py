@@ -24,8 +24,9 @@ from typing import Any
 
 import pytest
 from helpers.fakes import FakeOpenAIServer
+from helpers.judges import SECRET
+from helpers.judges import openai_judge_like as judge_like
 from helpers.run_process import start_run, start_store_hammer
-from test_providers import SECRET, judge_like
 from test_resume import EXPERIMENT
 
 pytestmark = pytest.mark.timeout(300)
