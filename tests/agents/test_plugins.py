@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import Cli, WriteExperiment, read_json
+from helpers.experiments import panel_experiment
 from helpers.paths import DOCS
 from pydantic import ValidationError
 
@@ -180,24 +181,7 @@ async def test_a_broken_plugin_is_a_clear_error() -> None:
             await registry.client(ModelSpec(id="missing/x"))
 
 
-EXPERIMENT = """\
-name: plugged
-models:
-  judge:
-    id: myplugin/echo
-panel:
-  judges: [domain_expert, creativity_reviewer]
-  model: judge
-  discussion_rounds: 1
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-pair: {counterbalance: false}
-"""
+EXPERIMENT = panel_experiment("plugged", {"id": "myplugin/echo"})
 
 
 def test_panel_runs_on_a_plugin_model(
