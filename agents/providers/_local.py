@@ -14,7 +14,7 @@ from typing import Any
 
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
 from fairpanel.agents._spec import ModelSpec
-from fairpanel.agents.providers._openai import OpenAIClient
+from fairpanel.agents.providers._openai import OpenAIClient, openai_format_client
 
 __all__ = [
     "LocalModelServer",
@@ -104,16 +104,13 @@ def _endpoint(spec: ModelSpec) -> str:
 
 
 def _create(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
-    return OpenAIClient(
-        model_id=spec.id,
-        model_name=spec.model_name,
+    return openai_format_client(
+        spec,
         endpoint=_endpoint(spec),
         base_url=run.service(LocalModelServer).base_url,
         api_key="local",
-        structured_output=spec.structured_output is not False,
-        strict_schema=False,
-        max_tokens_field="max_tokens",
-        timeout_s=spec.timeout_s,
+        official=False,
+        structured_by_default=True,  # llama.cpp honours response_format json_schema
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from typing import Any, cast
 
 import openai
@@ -24,6 +25,7 @@ __all__ = [
     "OpenAIClient",
     "cached_tokens_of",
     "openai_compatible_provider",
+    "openai_format_client",
     "openai_provider",
 ]
 
@@ -173,43 +175,56 @@ def _endpoint(spec: ModelSpec) -> str:
     return (spec.base_url or OPENAI_URL).rstrip("/")
 
 
-def _create_openai(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
-    """api.openai.com: structured output unless turned off, with OpenAI's strict schemas."""
+def openai_format_client(
+    spec: ModelSpec,
+    *,
+    endpoint: str,
+    base_url: str | None,
+    api_key: str,
+    official: bool,
+    structured_by_default: bool,
+) -> OpenAIClient:
+    """``spec``'s client on a server speaking OpenAI's format. api.openai.com (``official``)
+    takes strict schemas and ``max_completion_tokens``; other servers get plain schemas and
+    ``max_tokens``. ``structured_by_default`` is the structured-output setting when the spec
+    leaves it unset (off for unknown servers, many of which ignore ``response_format``)."""
+    structured = spec.structured_output
     return OpenAIClient(
         model_id=spec.id,
         model_name=spec.model_name,
-        endpoint=_endpoint(spec),
-        base_url=spec.base_url,
-        api_key=run.api_key(spec),
-        structured_output=spec.structured_output is not False,
-        strict_schema=True,
-        max_tokens_field="max_completion_tokens",
+        endpoint=endpoint,
+        base_url=base_url,
+        api_key=api_key,
+        structured_output=structured_by_default if structured is None else structured,
+        strict_schema=official,
+        max_tokens_field="max_completion_tokens" if official else "max_tokens",
         timeout_s=spec.timeout_s,
     )
 
 
-def _create_compatible(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
-    """Any server speaking OpenAI's format: structured output only when asked for, since
-    many such servers do not honour ``response_format``."""
-    return OpenAIClient(
-        model_id=spec.id,
-        model_name=spec.model_name,
-        endpoint=_endpoint(spec),
-        base_url=spec.base_url,
-        api_key=run.api_key(spec),
-        structured_output=bool(spec.structured_output),
-        strict_schema=False,
-        max_tokens_field="max_tokens",
-        timeout_s=spec.timeout_s,
-    )
+def _creator(*, official: bool) -> Callable[[ModelSpec, ProviderRun], OpenAIClient]:
+    """api.openai.com asks for structured output unless told not to; other servers only when
+    told to."""
+
+    def create(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
+        return openai_format_client(
+            spec,
+            endpoint=_endpoint(spec),
+            base_url=spec.base_url,
+            api_key=run.api_key(spec),
+            official=official,
+            structured_by_default=official,
+        )
+
+    return create
 
 
 openai_provider = Provider(
-    create=_create_openai,
+    create=_creator(official=True),
     endpoint=_endpoint,
     key_variable="OPENAI_API_KEY",
     unsupported=nothing_unsupported,
 )
 openai_compatible_provider = Provider(
-    create=_create_compatible, endpoint=_endpoint, unsupported=nothing_unsupported
+    create=_creator(official=False), endpoint=_endpoint, unsupported=nothing_unsupported
 )
