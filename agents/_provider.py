@@ -59,6 +59,9 @@ class Provider:
     providers that never take one. ``unsupported`` lists the settings the provider will not
     send as asked; when it is None the client itself is asked. ``limited`` clients go through
     the endpoint limiter, and ``services`` are started (off the event loop) before ``create``.
+    ``models`` is the set of model names it serves when that set is fixed, and
+    ``needs_base_url`` marks providers that have no default server; both are checked when a
+    config is loaded.
     """
 
     create: Callable[[ModelSpec, ProviderRun], ModelClient]
@@ -68,3 +71,5 @@ class Provider:
     unsupported: Callable[[Sampling], list[str]] | None = None
     limited: bool = True
     services: tuple[type[SharedService], ...] = ()
+    models: tuple[str, ...] | None = None
+    needs_base_url: bool = False

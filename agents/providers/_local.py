@@ -120,4 +120,5 @@ local_provider = Provider(
     uses_key=False,
     unsupported=nothing_unsupported,
     services=(LocalModelServer,),
+    models=("smollm2",),
 )

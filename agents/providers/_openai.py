@@ -226,5 +226,8 @@ openai_provider = Provider(
     unsupported=nothing_unsupported,
 )
 openai_compatible_provider = Provider(
-    create=_creator(official=False), endpoint=_endpoint, unsupported=nothing_unsupported
+    create=_creator(official=False),
+    endpoint=_endpoint,
+    unsupported=nothing_unsupported,
+    needs_base_url=True,
 )
