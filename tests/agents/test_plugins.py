@@ -12,6 +12,7 @@ import re
 import sys
 import textwrap
 from collections.abc import Iterator
+from importlib.metadata import distribution
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from helpers.paths import DOCS
 from pydantic import ValidationError
 
 from fairpanel.agents import (
+    ENTRY_POINT_GROUP,
     PROVIDERS,
     EndpointLimits,
     LimitedClient,
@@ -32,8 +34,10 @@ from fairpanel.agents import (
     ModelRequest,
     ModelSpec,
     PluginError,
+    Provider,
     Sampling,
     endpoint_of,
+    find_provider,
     plugin_providers,
 )
 
@@ -123,6 +127,17 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     yield lambda: importlib.import_module(PLUGIN_MODULE)
     sys.modules.pop(PLUGIN_MODULE, None)
     importlib.invalidate_caches()
+
+
+def test_built_in_providers_are_entry_points_of_fairpanel_itself() -> None:
+    """fairpanel's own providers come through the same entry-point group as plugins."""
+    points = distribution("fairpanel").entry_points.select(group=ENTRY_POINT_GROUP)
+    assert sorted(point.name for point in points) == sorted(PROVIDERS)
+    assert set(PROVIDERS) == {"mock", "local", "openai", "openai-compatible", "anthropic"}
+    for point in points:
+        provider = point.load()
+        assert isinstance(provider, Provider)
+        assert find_provider(point.name) is provider
 
 
 def test_without_the_plugin_the_provider_is_unknown() -> None:
