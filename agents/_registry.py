@@ -15,7 +15,7 @@ from types import TracebackType
 
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
 from fairpanel.agents._plugins import find_provider
-from fairpanel.agents._provider import Service, SharedService
+from fairpanel.agents._provider import Provider, Service, SharedService
 from fairpanel.agents._secrets import register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
@@ -105,10 +105,7 @@ class ModelRegistry:
         identity = spec.model_dump_json()
         client = self._clients.get(identity)
         if client is None:
-            created = provider.create(spec, self)
-            if provider.limited:
-                created = self._limited(spec, created)
-            client = self._clients[identity] = created
+            client = self._clients[identity] = self._build(spec, provider)
         assert isinstance(client, SamplingReport), "plugin clients are checked on creation"
         return client.unsupported(effective)
 
@@ -121,10 +118,7 @@ class ModelRegistry:
             provider = find_provider(spec.provider)
             for kind in provider.services:
                 await self._start(kind)
-            created = provider.create(spec, self)
-            if provider.limited:
-                created = self._limited(spec, created)
-            self._clients[identity] = created
+            created = self._clients[identity] = self._build(spec, provider)
             return created
 
     def endpoint_state(self, spec: ModelSpec) -> EndpointState | None:
@@ -134,6 +128,10 @@ class ModelRegistry:
     def endpoint_stats(self) -> dict[str, LimitStats]:
         """Counters of every endpoint used so far (429s, retries, waits), by endpoint key."""
         return {key: state.stats() for key, state in sorted(self._endpoints.items())}
+
+    def _build(self, spec: ModelSpec, provider: Provider) -> ModelClient:
+        created = provider.create(spec, self)
+        return self._limited(spec, created) if provider.limited else created
 
     def _limited(self, spec: ModelSpec, client: ModelClient) -> LimitedClient:
         key = endpoint_key(spec)
