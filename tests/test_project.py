@@ -96,6 +96,7 @@ def test_modules_stay_small() -> None:
 
 
 def _importers_of(names: set[str], allowed: Callable[[Module], bool]) -> list[str]:
+    """Where a module not ``allowed`` to imports one of the top-level packages ``names``."""
     return [
         f"{module.where}:{imp.line} imports {imp.target}"
         for module in modules().values()
@@ -106,13 +107,8 @@ def _importers_of(names: set[str], allowed: Callable[[Module], bool]) -> list[st
 
 
 def test_only_the_cli_imports_typer_and_rich() -> None:
-    in_cli = [
-        found
-        for found in _importers_of(
-            {"typer", "rich"}, lambda m: owning_package(m.name) == "fairpanel.cli"
-        )
-    ]
-    assert not in_cli, _offenders(in_cli)
+    found = _importers_of({"typer", "rich"}, lambda m: owning_package(m.name) == "fairpanel.cli")
+    assert not found, _offenders(found)
 
 
 def test_analysis_computes_without_plotting_templates_or_terminals() -> None:
