@@ -1,8 +1,8 @@
 """Model clients and the agents built on them.
 
 The provider registry, the call cache front, the AutoGen judge panel and the embedded local
-model. Only ``_autogen_panel`` imports AutoGen; ``_anthropic`` uses the
-``anthropic`` SDK directly; ``_plugins`` finds clients registered by other packages.
+model. Only ``_autogen_panel`` imports AutoGen; ``providers`` holds fairpanel's own clients;
+``_plugins`` finds every provider, fairpanel's own and other packages', through entry points.
 """
 
 from fairpanel.agents._autogen_panel import (
@@ -23,7 +23,13 @@ from fairpanel.agents._limits import (
     estimate_tokens,
     retry_after_from_headers,
 )
-from fairpanel.agents._plugins import ENTRY_POINT_GROUP, PluginError, plugin_providers
+from fairpanel.agents._plugins import (
+    ENTRY_POINT_GROUP,
+    PluginError,
+    find_provider,
+    plugin_providers,
+)
+from fairpanel.agents._provider import Provider, ProviderRun, SharedService
 from fairpanel.agents._registry import (
     MissingApiKeyError,
     ModelRegistry,
@@ -43,13 +49,14 @@ from fairpanel.agents._types import (
     Usage,
     canonical_json,
 )
-from fairpanel.agents.providers._anthropic import AnthropicClient
-from fairpanel.agents.providers._local import (
+from fairpanel.agents.providers import (
+    AnthropicClient,
     LocalModelServer,
     LocalModelUnavailableError,
+    MockClient,
+    mock_reply,
     smollm2_weights,
 )
-from fairpanel.agents.providers._mock import MockClient, mock_reply
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -80,15 +87,19 @@ __all__ = [
     "ModelRequest",
     "ModelSpec",
     "PluginError",
+    "Provider",
+    "ProviderRun",
     "Sampling",
     "SamplingReport",
     "Seat",
+    "SharedService",
     "TurnOutcome",
     "Usage",
     "canonical_json",
     "endpoint_key",
     "endpoint_of",
     "estimate_tokens",
+    "find_provider",
     "mock_reply",
     "plugin_providers",
     "redact",

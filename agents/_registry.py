@@ -1,8 +1,10 @@
 """Turns ``provider/model`` specs into clients, and owns their lifetimes.
 
 A run opens one registry; every role asks it for clients, so the same endpoint is shared by
-the responder and every judge, and local servers are started once and stopped at the end.
-Plugin providers (``fairpanel.providers`` entry points) are built by their factories.
+the responder and every judge, and shared services (the local model's server) are started
+once and stopped at the end. Which client a spec gets, where its requests go and which key
+it carries are the spec's ``Provider``'s to say (``_plugins.find_provider``), for fairpanel's
+own providers and plugins alike.
 """
 
 from __future__ import annotations
@@ -12,23 +14,13 @@ import os
 from types import TracebackType
 
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
-from fairpanel.agents._plugins import create_plugin_client
+from fairpanel.agents._plugins import find_provider
+from fairpanel.agents._provider import Provider, Service, SharedService
 from fairpanel.agents._secrets import register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
-from fairpanel.agents.providers._anthropic import (
-    ANTHROPIC_URL,
-    AnthropicClient,
-    anthropic_unsupported,
-)
-from fairpanel.agents.providers._local import LocalModelServer
-from fairpanel.agents.providers._mock import MockClient
-from fairpanel.agents.providers._openai import OpenAIClient
 
 __all__ = ["MissingApiKeyError", "ModelRegistry", "endpoint_key", "endpoint_of"]
-
-_OPENAI_URL = "https://api.openai.com/v1"
-_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
 class MissingApiKeyError(RuntimeError):
@@ -40,15 +32,7 @@ def endpoint_of(spec: ModelSpec) -> str:
 
     The local server's port changes every run, so its endpoint is named by the model, not the URL.
     """
-    if spec.provider == "mock":
-        return "mock"
-    if spec.provider == "local":
-        return f"local:{spec.model_name}"
-    if spec.provider == "anthropic":
-        return (spec.base_url or ANTHROPIC_URL).rstrip("/")
-    if spec.is_plugin:
-        return spec.base_url.rstrip("/") if spec.base_url else f"plugin:{spec.provider}"
-    return (spec.base_url or _OPENAI_URL).rstrip("/")
+    return find_provider(spec.provider).endpoint(spec)
 
 
 def endpoint_key(spec: ModelSpec) -> str:
@@ -57,7 +41,7 @@ def endpoint_key(spec: ModelSpec) -> str:
     Two specs that differ only in sampling, timeouts or model name on the same server and key
     draw on the same rate limits, so they share one ``EndpointState``.
     """
-    variable = spec.api_key_env or _KEY_VARIABLES.get(spec.provider) or ""
+    variable = spec.api_key_env or find_provider(spec.provider).key_variable or ""
     return f"{spec.provider}|{endpoint_of(spec)}|{variable}"
 
 
@@ -71,7 +55,7 @@ class ModelRegistry:
     def __init__(self) -> None:
         self._clients: dict[str, ModelClient] = {}
         self._endpoints: dict[str, EndpointState] = {}
-        self._local: LocalModelServer | None = None
+        self._services: dict[type[SharedService], SharedService] = {}
         self._lock = asyncio.Lock()
 
     async def __aenter__(self) -> ModelRegistry:
@@ -87,13 +71,14 @@ class ModelRegistry:
 
     def check_credentials(self, spec: ModelSpec) -> None:
         """Fail before any call when a key is missing, naming the variable (never the value)."""
-        self._api_key(spec)
+        self.api_key(spec)
 
-    @staticmethod
-    def _api_key(spec: ModelSpec) -> str:
-        if spec.provider in ("mock", "local"):
+    def api_key(self, spec: ModelSpec) -> str:
+        """The key ``spec`` carries, read from the environment (``"unused"`` if it takes none)."""
+        provider = find_provider(spec.provider)
+        if not provider.uses_key:
             return "unused"
-        variable = spec.api_key_env or _KEY_VARIABLES.get(spec.provider)
+        variable = spec.api_key_env or provider.key_variable
         if variable is None:
             return "unused"
         value = os.environ.get(variable)
@@ -108,20 +93,19 @@ class ModelRegistry:
         """The sampling settings ``spec``'s client will not send as asked, for a warning.
 
         ``sampling`` is merged over ``spec.sampling`` as the runner does (merging an already
-        merged value changes nothing). OpenAI-format servers (openai, openai-compatible, the
-        local model) take all four settings; the mock is deterministic by design and takes
-        them only as part of the request. A plugin's client is created (and kept for the run)
-        to ask it.
+        merged value changes nothing). The provider answers when it can without a client
+        (OpenAI-format servers take all four settings; the mock takes them only as part of the
+        request); otherwise, as for plugins, the client is created (and kept for the run) to
+        ask it.
         """
         effective = spec.sampling.merged(sampling)
-        if spec.provider == "anthropic":
-            return anthropic_unsupported(effective)
-        if not spec.is_plugin:
-            return []
+        provider = find_provider(spec.provider)
+        if provider.unsupported is not None:
+            return provider.unsupported(effective)
         identity = spec.model_dump_json()
         client = self._clients.get(identity)
         if client is None:
-            client = self._clients[identity] = self._limited(spec, create_plugin_client(spec))
+            client = self._clients[identity] = self._build(spec, provider)
         assert isinstance(client, SamplingReport), "plugin clients are checked on creation"
         return client.unsupported(effective)
 
@@ -131,10 +115,10 @@ class ModelRegistry:
             existing = self._clients.get(identity)
             if existing is not None:
                 return existing
-            created = await self._create(spec)
-            if spec.provider != "mock":
-                created = self._limited(spec, created)
-            self._clients[identity] = created
+            provider = find_provider(spec.provider)
+            for kind in provider.services:
+                await self._start(kind)
+            created = self._clients[identity] = self._build(spec, provider)
             return created
 
     def endpoint_state(self, spec: ModelSpec) -> EndpointState | None:
@@ -145,6 +129,10 @@ class ModelRegistry:
         """Counters of every endpoint used so far (429s, retries, waits), by endpoint key."""
         return {key: state.stats() for key, state in sorted(self._endpoints.items())}
 
+    def _build(self, spec: ModelSpec, provider: Provider) -> ModelClient:
+        created = provider.create(spec, self)
+        return self._limited(spec, created) if provider.limited else created
+
     def _limited(self, spec: ModelSpec, client: ModelClient) -> LimitedClient:
         key = endpoint_key(spec)
         state = self._endpoints.get(key)
@@ -154,56 +142,26 @@ class ModelRegistry:
             state.adopt(spec.limits)
         return LimitedClient(client, state)
 
-    async def _create(self, spec: ModelSpec) -> ModelClient:
-        if spec.provider == "mock":
-            return MockClient(spec)
-        if spec.provider == "local":
-            if self._local is None:
-                self._local = LocalModelServer()
-                await asyncio.to_thread(self._local.start)
-            return OpenAIClient(
-                model_id=spec.id,
-                model_name=spec.model_name,
-                endpoint=endpoint_of(spec),
-                base_url=self._local.base_url,
-                api_key="local",
-                structured_output=spec.structured_output is not False,
-                strict_schema=False,
-                max_tokens_field="max_tokens",
-                timeout_s=spec.timeout_s,
-            )
-        if spec.provider == "anthropic":
-            return AnthropicClient(
-                model_id=spec.id,
-                model_name=spec.model_name,
-                endpoint=endpoint_of(spec),
-                base_url=spec.base_url,
-                api_key=self._api_key(spec),
-                structured_output=spec.structured_output is not False,
-                timeout_s=spec.timeout_s,
-            )
-        if spec.is_plugin:
-            return create_plugin_client(spec)
-        official = spec.provider == "openai"
-        return OpenAIClient(
-            model_id=spec.id,
-            model_name=spec.model_name,
-            endpoint=endpoint_of(spec),
-            base_url=spec.base_url,
-            api_key=self._api_key(spec),
-            structured_output=spec.structured_output is not False
-            if official
-            else bool(spec.structured_output),
-            strict_schema=official,
-            max_tokens_field="max_completion_tokens" if official else "max_tokens",
-            timeout_s=spec.timeout_s,
-        )
+    async def _start(self, kind: type[SharedService]) -> None:
+        if kind not in self._services:
+            service = kind()
+            await asyncio.to_thread(service.start)
+            self._services[kind] = service
+
+    def service(self, kind: type[Service]) -> Service:
+        """The run's started ``kind`` service, for a provider building a client."""
+        service = self._services.get(kind)
+        if service is None:
+            raise RuntimeError(f"{kind.__name__} was not started: name it in Provider.services")
+        assert isinstance(service, kind)
+        return service
 
     async def aclose(self) -> None:
         clients = list(self._clients.values())
         self._clients.clear()
         for client in clients:
             await client.aclose()
-        if self._local is not None:
-            await asyncio.to_thread(self._local.stop)
-            self._local = None
+        services = list(self._services.values())
+        self._services.clear()
+        for service in services:
+            await asyncio.to_thread(service.stop)

@@ -1,7 +1,7 @@
 """How a model is named in configs: ``provider/model`` plus endpoint and defaults.
 
-The provider is a built-in one or the name of a ``fairpanel.providers`` entry point of an
-installed package (see ``_plugins``).
+The provider is the name of a ``fairpanel.providers`` entry point: one of fairpanel's own
+(``PROVIDERS``) or one of an installed package (see ``_plugins``).
 """
 
 from __future__ import annotations
@@ -13,13 +13,17 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fairpanel.agents._limits import EndpointLimits
-from fairpanel.agents._plugins import ENTRY_POINT_GROUP, plugin_providers
+from fairpanel.agents._plugins import (
+    ENTRY_POINT_GROUP,
+    built_in_providers,
+    find_provider,
+    plugin_providers,
+)
 from fairpanel.agents._types import Sampling
 
 __all__ = ["PROVIDERS", "ChoiceRule", "MockBias", "ModelSpec", "unknown_provider_message"]
 
-PROVIDERS = ("mock", "local", "openai", "openai-compatible", "anthropic")
-LOCAL_MODELS = ("smollm2",)
+PROVIDERS = built_in_providers()
 
 
 def _checked_shares(value: dict[str, float]) -> dict[str, float]:
@@ -194,8 +198,9 @@ class ModelSpec(BaseModel):
             raise ValueError(f"model id {value!r} must look like 'provider/model'")
         if provider not in PROVIDERS and provider not in plugin_providers(exclude=PROVIDERS):
             raise ValueError(unknown_provider_message(provider))
-        if provider == "local" and model not in LOCAL_MODELS:
-            raise ValueError(f"unknown local model {model!r}; known: {', '.join(LOCAL_MODELS)}")
+        known = find_provider(provider).models
+        if known is not None and model not in known:
+            raise ValueError(f"unknown {provider} model {model!r}; known: {', '.join(known)}")
         return value
 
     @field_validator("base_url")
@@ -212,8 +217,8 @@ class ModelSpec(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
-        if self.provider == "openai-compatible" and not self.base_url:
-            raise ValueError("an openai-compatible model needs base_url")
+        if find_provider(self.provider).needs_base_url and not self.base_url:
+            raise ValueError(f"an {self.provider} model needs base_url")
         if self.mock is not None and self.provider != "mock":
             raise ValueError("'mock' settings only apply to mock/... models")
         return self

@@ -1,4 +1,5 @@
-"""Shared fixtures: experiment files written on the fly and an in-process CLI runner."""
+"""Shared fixtures: experiment files written on the fly, an in-process CLI runner, and a
+module's mock run."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.runs import mock_run
 from typer.testing import CliRunner
 
 from fairpanel.cli import app
@@ -43,3 +45,12 @@ def cli() -> Cli:
 
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def run_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run folder of the test module's ``EXPERIMENT`` (YAML text), run once on the mock
+    provider and shared by the module's tests, which only read it."""
+    experiment = request.module.EXPERIMENT
+    root = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+    return mock_run(Cli(), root, experiment).out

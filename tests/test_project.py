@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
+from helpers.module_graph import Module, import_cycles, imports_of, modules, owning_package
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE_FOLDERS = ("agents", "scenarios", "personas", "judging", "analysis", "studies", "fairpanel")
+MAX_LINES = 400
 
 
 def _readme_commands() -> list[str]:
@@ -31,18 +35,139 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert second in ci
 
 
+def test_python_is_not_capped() -> None:
+    """Every dependency ships wheels for newer Pythons, so no upper bound keeps users back."""
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        requires = tomllib.load(handle)["project"]["requires-python"]
+    assert requires == ">=3.11"
+
+
+def _offenders(found: list[str]) -> str:
+    return "\n".join(sorted(found))
+
+
+def test_the_guards_see_every_package_and_subpackage() -> None:
+    names = set(modules())
+    for expected in (
+        "fairpanel.__main__",
+        "fairpanel.cli._main",
+        "fairpanel.inputs",
+        "fairpanel.agents.providers._mock",
+        "fairpanel.judging.engine",
+        "fairpanel.report",
+        "fairpanel.studies.label_bias",
+    ):
+        assert expected in names
+    assert owning_package("fairpanel.cli._main") == "fairpanel.cli"
+    assert owning_package("fairpanel.judging.engine._runner") == "fairpanel.judging"
+    assert owning_package("fairpanel") == "fairpanel"
+
+
+def test_the_import_reader_sees_what_runs() -> None:
+    """The guards below are only as good as this reading of a module's imports."""
+    source = """
+from typing import TYPE_CHECKING
+from . import _sibling
+from .. import face_name
+import rich.table
+if TYPE_CHECKING:
+    from fairpanel.studies import Study
+def late():
+    from fairpanel.judging import run_experiment
+"""
+    known = {"fairpanel.agents.providers._sibling", "fairpanel.agents.providers._mock"}
+    found = imports_of(source, "fairpanel.agents.providers._mock", False, known)
+    explicit = {(imp.target, imp.in_function) for imp in found if imp.explicit}
+    assert explicit == {
+        ("typing", False),
+        ("fairpanel.agents.providers._sibling", False),
+        ("fairpanel.agents", False),
+        ("rich.table", False),
+        ("fairpanel.judging", True),
+    }
+    faces = {imp.target for imp in found if not imp.explicit}
+    # the importer's own ancestors are already running; other packages' faces run on the way
+    assert faces == {"rich"}
+
+
 def test_modules_stay_small() -> None:
-    for folder in PACKAGE_FOLDERS:
-        for module in (ROOT / folder).glob("*.py"):
-            lines = module.read_text(encoding="utf-8").count("\n")
-            assert lines <= 500, f"{module} has {lines} lines"
+    large = [f"{m.where}: {m.lines} lines" for m in modules().values() if m.lines > MAX_LINES]
+    assert not large, _offenders(large)
+
+
+def _importers_of(names: set[str], allowed: Callable[[Module], bool]) -> list[str]:
+    """Where a module not ``allowed`` to imports one of the top-level packages ``names``."""
+    return [
+        f"{module.where}:{imp.line} imports {imp.target}"
+        for module in modules().values()
+        if not allowed(module)
+        for imp in module.imports
+        if imp.explicit and imp.target.partition(".")[0] in names
+    ]
+
+
+def test_only_the_cli_imports_typer_and_rich() -> None:
+    found = _importers_of({"typer", "rich"}, lambda m: owning_package(m.name) == "fairpanel.cli")
+    assert not found, _offenders(found)
+
+
+def test_analysis_computes_without_plotting_templates_or_terminals() -> None:
+    drawn = _importers_of(
+        {"matplotlib", "jinja2", "rich", "typer"},
+        lambda m: owning_package(m.name) != "fairpanel.analysis",
+    )
+    assert not drawn, _offenders(drawn)
 
 
 def test_only_the_adapter_modules_import_autogen() -> None:
-    allowed = {"_autogen_panel.py"}
-    for folder in PACKAGE_FOLDERS:
-        for module in (ROOT / folder).glob("*.py"):
-            if module.name in allowed:
-                continue
-            text = module.read_text(encoding="utf-8")
-            assert not re.search(r"^\s*(from|import) autogen", text, re.MULTILINE), module
+    found = _importers_of(
+        {"autogen", "autogen_agentchat", "autogen_core", "autogen_ext"},
+        lambda m: m.name == "fairpanel.agents._autogen_panel",
+    )
+    assert not found, _offenders(found)
+
+
+def test_nothing_below_the_cli_imports_it() -> None:
+    found = [
+        f"{module.where}:{imp.line} imports {imp.target}"
+        for module in modules().values()
+        if owning_package(module.name) != "fairpanel.cli" and module.name != "fairpanel.__main__"
+        for imp in module.imports
+        if owning_package(imp.target) == "fairpanel.cli"
+    ]
+    assert not found, _offenders(found)
+
+
+def _private(package: str, target: str) -> bool:
+    inner = target[len(package) :].split(".")
+    return any(part.startswith("_") and not part.startswith("__") for part in inner)
+
+
+def test_no_imports_into_another_packages_private_modules() -> None:
+    """``fairpanel.X._y`` is X's own business; other packages import X's face."""
+    found = [
+        f"{module.where}:{imp.line} imports {imp.target}"
+        for module in modules().values()
+        for imp in module.imports
+        if imp.explicit
+        and (package := owning_package(imp.target)) is not None
+        and package != owning_package(module.name)
+        and _private(package, imp.target)
+    ]
+    assert not found, _offenders(found)
+
+
+def test_no_function_level_imports_of_fairpanel() -> None:
+    """An import tucked into a function hides a cycle or a layering break from the reader."""
+    found = [
+        f"{module.where}:{imp.line} imports {imp.target}"
+        for module in modules().values()
+        for imp in module.imports
+        if imp.explicit and imp.in_function and owning_package(imp.target) is not None
+    ]
+    assert not found, _offenders(found)
+
+
+def test_the_import_graph_has_no_cycles() -> None:
+    cycles = [" <-> ".join(group) for group in import_cycles()]
+    assert not cycles, _offenders(cycles)

@@ -37,12 +37,15 @@ from anthropic.types import (
 )
 
 from fairpanel.agents._limits import retry_after_from_headers
+from fairpanel.agents._provider import Provider, ProviderRun
+from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
 __all__ = [
     "ANTHROPIC_URL",
     "DEFAULT_MAX_TOKENS",
     "AnthropicClient",
+    "anthropic_provider",
     "anthropic_unsupported",
 ]
 
@@ -290,3 +293,27 @@ def _usage_of(message: Any) -> Usage:
         completion_tokens=usage.output_tokens or 0,
         cached_tokens=read,
     )
+
+
+def _endpoint(spec: ModelSpec) -> str:
+    return (spec.base_url or ANTHROPIC_URL).rstrip("/")
+
+
+def _create(spec: ModelSpec, run: ProviderRun) -> AnthropicClient:
+    return AnthropicClient(
+        model_id=spec.id,
+        model_name=spec.model_name,
+        endpoint=_endpoint(spec),
+        base_url=spec.base_url,
+        api_key=run.api_key(spec),
+        structured_output=spec.structured_output is not False,
+        timeout_s=spec.timeout_s,
+    )
+
+
+anthropic_provider = Provider(
+    create=_create,
+    endpoint=_endpoint,
+    key_variable="ANTHROPIC_API_KEY",
+    unsupported=anthropic_unsupported,
+)

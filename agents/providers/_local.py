@@ -12,7 +12,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LocalModelServer", "LocalModelUnavailableError", "smollm2_weights"]
+from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
+from fairpanel.agents._spec import ModelSpec
+from fairpanel.agents.providers._openai import OpenAIClient, openai_format_client
+
+__all__ = [
+    "LocalModelServer",
+    "LocalModelUnavailableError",
+    "local_provider",
+    "smollm2_weights",
+]
 
 _WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -87,3 +96,29 @@ class LocalModelServer:
             # Dropping the last reference runs the C++ destructor, which joins the server loop.
             self._server = None
             self._base_url = None
+
+
+def _endpoint(spec: ModelSpec) -> str:
+    """The server's port changes every run, so the endpoint is named by the model."""
+    return f"local:{spec.model_name}"
+
+
+def _create(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
+    return openai_format_client(
+        spec,
+        endpoint=_endpoint(spec),
+        base_url=run.service(LocalModelServer).base_url,
+        api_key="local",
+        official=False,
+        structured_by_default=True,  # llama.cpp honours response_format json_schema
+    )
+
+
+local_provider = Provider(
+    create=_create,
+    endpoint=_endpoint,
+    uses_key=False,
+    unsupported=nothing_unsupported,
+    services=(LocalModelServer,),
+    models=("smollm2",),
+)

@@ -22,6 +22,7 @@ import math
 import re
 from typing import Any
 
+from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
 from fairpanel.agents._spec import MockBias, ModelSpec
 from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
 
@@ -367,3 +368,20 @@ class MockClient:
 
     async def aclose(self) -> None:
         return None
+
+
+def _create(spec: ModelSpec, run: ProviderRun) -> MockClient:
+    return MockClient(spec)
+
+
+def _endpoint(spec: ModelSpec) -> str:
+    return "mock"
+
+
+mock_provider = Provider(
+    create=_create,
+    endpoint=_endpoint,
+    uses_key=False,
+    unsupported=nothing_unsupported,
+    limited=False,  # answers instantly and costs nothing: no pacing, no retries
+)

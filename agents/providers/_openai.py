@@ -9,15 +9,27 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from typing import Any, cast
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
 from fairpanel.agents._limits import retry_after_from_headers
+from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
+from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 
-__all__ = ["OpenAIClient", "cached_tokens_of"]
+__all__ = [
+    "OPENAI_URL",
+    "OpenAIClient",
+    "cached_tokens_of",
+    "openai_compatible_provider",
+    "openai_format_client",
+    "openai_provider",
+]
+
+OPENAI_URL = "https://api.openai.com/v1"
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
@@ -157,3 +169,65 @@ class OpenAIClient:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _endpoint(spec: ModelSpec) -> str:
+    return (spec.base_url or OPENAI_URL).rstrip("/")
+
+
+def openai_format_client(
+    spec: ModelSpec,
+    *,
+    endpoint: str,
+    base_url: str | None,
+    api_key: str,
+    official: bool,
+    structured_by_default: bool,
+) -> OpenAIClient:
+    """``spec``'s client on a server speaking OpenAI's format. api.openai.com (``official``)
+    takes strict schemas and ``max_completion_tokens``; other servers get plain schemas and
+    ``max_tokens``. ``structured_by_default`` is the structured-output setting when the spec
+    leaves it unset (off for unknown servers, many of which ignore ``response_format``)."""
+    structured = spec.structured_output
+    return OpenAIClient(
+        model_id=spec.id,
+        model_name=spec.model_name,
+        endpoint=endpoint,
+        base_url=base_url,
+        api_key=api_key,
+        structured_output=structured_by_default if structured is None else structured,
+        strict_schema=official,
+        max_tokens_field="max_completion_tokens" if official else "max_tokens",
+        timeout_s=spec.timeout_s,
+    )
+
+
+def _creator(*, official: bool) -> Callable[[ModelSpec, ProviderRun], OpenAIClient]:
+    """api.openai.com asks for structured output unless told not to; other servers only when
+    told to."""
+
+    def create(spec: ModelSpec, run: ProviderRun) -> OpenAIClient:
+        return openai_format_client(
+            spec,
+            endpoint=_endpoint(spec),
+            base_url=spec.base_url,
+            api_key=run.api_key(spec),
+            official=official,
+            structured_by_default=official,
+        )
+
+    return create
+
+
+openai_provider = Provider(
+    create=_creator(official=True),
+    endpoint=_endpoint,
+    key_variable="OPENAI_API_KEY",
+    unsupported=nothing_unsupported,
+)
+openai_compatible_provider = Provider(
+    create=_creator(official=False),
+    endpoint=_endpoint,
+    unsupported=nothing_unsupported,
+    needs_base_url=True,
+)

@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 from conftest import Cli, WriteExperiment, read_json
+from helpers.experiments import SAMPLING, panel_experiment
 from helpers.fakes import FakeAnthropicServer, Fault, ReplyFn
 from helpers.fakes._anthropic import _error
 from helpers.fakes._core import count_tokens
 from helpers.fakes._http import Reply, Request
+from helpers.judges import anthropic_judge_like as judge_like
 
 from fairpanel.agents import (
     AnthropicClient,
@@ -21,14 +23,12 @@ from fairpanel.agents import (
     LimitedClient,
     Message,
     MissingApiKeyError,
-    MockBias,
     ModelCallError,
     ModelRegistry,
     ModelRequest,
     ModelSpec,
     Sampling,
     endpoint_of,
-    mock_reply,
 )
 from fairpanel.judging import PairJudgment, output_schema, parse_judgment
 
@@ -72,16 +72,6 @@ class CachingFakeAnthropicServer(FakeAnthropicServer):
         usage["input_tokens"] -= tokens
         usage["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = tokens
         return Reply.json(reply.status, payload, reply.headers)
-
-
-def judge_like(body: dict[str, Any]) -> str:
-    """Answer as the mock would, from the request the SDK actually sent."""
-    messages = [Message(role="system", content=block["text"]) for block in body.get("system", [])]
-    messages += [Message(role=m["role"], content=m["content"]) for m in body["messages"]]
-    tools = body.get("tools") or []
-    schema = {"name": tools[0]["name"], "schema": tools[0]["input_schema"]} if tools else None
-    request = ModelRequest(model=body["model"], messages=tuple(messages), response_schema=schema)
-    return mock_reply(request, MockBias())
 
 
 @pytest.fixture
@@ -329,28 +319,9 @@ async def test_endpoint_is_the_base_url_or_the_official_api(
         assert str(client.inner._client.base_url).startswith("https://api.anthropic.com")
 
 
-EXPERIMENT = """\
-name: claude
-models:
-  judge:
-    id: anthropic/claude-haiku-4-5
-    base_url: {base_url}
-    max_retries: 0
-panel:
-  judges: [domain_expert, creativity_reviewer]
-  model: judge
-  discussion_rounds: 1
-  max_reasks: 2
-  sampling: {{temperature: 0.3, top_p: 0.9, seed: 5, max_tokens: 150}}
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-pair: {{counterbalance: false}}
-"""
+def experiment(base_url: str) -> str:
+    judge = {"id": "anthropic/claude-haiku-4-5", "base_url": base_url, "max_retries": 0}
+    return panel_experiment("claude", judge, panel={"max_reasks": 2, "sampling": SAMPLING})
 
 
 @pytest.mark.usefixtures("key_in_env")
@@ -358,7 +329,7 @@ def test_panel_runs_against_anthropic_format_server(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with CachingFakeAnthropicServer(judge_like, api_key=SECRET) as server:
-        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        path = write_experiment(experiment(server.base_url))
         out = tmp_path / "run"
         result = cli("run", str(path), "--out", str(out))
         assert result.exit_code == 0, result.output

@@ -19,8 +19,7 @@ import pytest
 from conftest import read_json
 from helpers.fakes import FakeAnthropicServer, FakeOpenAIServer, FaultKind
 from helpers.fault_mix import EVERY_FAULT, RATE, FaultMix, request_text, signature
-from test_anthropic import judge_like as anthropic_judge_like
-from test_providers import judge_like as openai_judge_like
+from helpers.judges import anthropic_judge_like, openai_judge_like
 from typer.testing import CliRunner
 
 from fairpanel.cli import app

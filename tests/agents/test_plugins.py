@@ -12,16 +12,19 @@ import re
 import sys
 import textwrap
 from collections.abc import Iterator
+from importlib.metadata import distribution
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from conftest import Cli, WriteExperiment, read_json
+from helpers.experiments import panel_experiment
 from helpers.paths import DOCS
 from pydantic import ValidationError
 
 from fairpanel.agents import (
+    ENTRY_POINT_GROUP,
     PROVIDERS,
     EndpointLimits,
     LimitedClient,
@@ -31,8 +34,10 @@ from fairpanel.agents import (
     ModelRequest,
     ModelSpec,
     PluginError,
+    Provider,
     Sampling,
     endpoint_of,
+    find_provider,
     plugin_providers,
 )
 
@@ -124,6 +129,17 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     importlib.invalidate_caches()
 
 
+def test_built_in_providers_are_entry_points_of_fairpanel_itself() -> None:
+    """fairpanel's own providers come through the same entry-point group as plugins."""
+    points = distribution("fairpanel").entry_points.select(group=ENTRY_POINT_GROUP)
+    assert sorted(point.name for point in points) == sorted(PROVIDERS)
+    assert set(PROVIDERS) == {"mock", "local", "openai", "openai-compatible", "anthropic"}
+    for point in points:
+        provider = point.load()
+        assert isinstance(provider, Provider)
+        assert find_provider(point.name) is provider
+
+
 def test_without_the_plugin_the_provider_is_unknown() -> None:
     with pytest.raises(ValidationError, match="unknown provider 'myplugin'"):
         ModelSpec(id="myplugin/echo")
@@ -180,24 +196,7 @@ async def test_a_broken_plugin_is_a_clear_error() -> None:
             await registry.client(ModelSpec(id="missing/x"))
 
 
-EXPERIMENT = """\
-name: plugged
-models:
-  judge:
-    id: myplugin/echo
-panel:
-  judges: [domain_expert, creativity_reviewer]
-  model: judge
-  discussion_rounds: 1
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-pair: {counterbalance: false}
-"""
+EXPERIMENT = panel_experiment("plugged", {"id": "myplugin/echo"})
 
 
 def test_panel_runs_on_a_plugin_model(

@@ -8,62 +8,38 @@ from typing import Any
 
 import pytest
 from conftest import Cli, WriteExperiment, read_json
+from helpers.experiments import SAMPLING, panel_experiment
 from helpers.fakes import FakeOpenAIServer, Fault
+from helpers.judges import SECRET
+from helpers.judges import openai_judge_like as judge_like
 
 from fairpanel.agents import (
     EndpointLimits,
     Message,
-    MockBias,
     ModelCallError,
     ModelRegistry,
     ModelRequest,
     ModelSpec,
     Sampling,
-    mock_reply,
 )
 
-SECRET = "sk-test-DO-NOT-LEAK-1234567890"
 
-
-def judge_like(body: dict[str, Any]) -> str:
-    """Answer as the mock would, from the request the SDK actually sent."""
-    response_format = body.get("response_format") or {}
-    schema = (
-        response_format.get("json_schema") if response_format.get("type") == "json_schema" else None
+def experiment(base_url: str, **changes: Any) -> str:
+    """The small panel on an OpenAI-format server (``changes`` as in ``panel_experiment``)."""
+    judge = {
+        "id": "openai-compatible/some-judge",
+        "base_url": base_url,
+        "api_key_env": "FAIRPANEL_TEST_KEY",
+        "structured_output": True,
+        "max_retries": 0,
+    }
+    return panel_experiment(
+        "compat",
+        judge,
+        panel={"max_reasks": 2, "sampling": SAMPLING},
+        arms={"placebo": False, "same_label": False},
+        **changes,
     )
-    request = ModelRequest(
-        model=body["model"],
-        messages=tuple(Message(role=m["role"], content=m["content"]) for m in body["messages"]),
-        response_schema=schema,
-    )
-    return mock_reply(request, MockBias())
-
-
-EXPERIMENT = """\
-name: compat
-models:
-  judge:
-    id: openai-compatible/some-judge
-    base_url: {base_url}
-    api_key_env: FAIRPANEL_TEST_KEY
-    structured_output: true
-    max_retries: 0
-panel:
-  judges: [domain_expert, creativity_reviewer]
-  model: judge
-  discussion_rounds: 1
-  max_reasks: 2
-  sampling: {{temperature: 0.3, top_p: 0.9, seed: 5, max_tokens: 150}}
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-pair: {{counterbalance: false}}
-arms: {{placebo: false, same_label: false}}
-"""
 
 
 @pytest.fixture
@@ -76,7 +52,7 @@ def test_panel_runs_against_openai_format_server(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with FakeOpenAIServer(judge_like, api_key=SECRET) as server:
-        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        path = write_experiment(experiment(server.base_url))
         out = tmp_path / "run"
         result = cli("run", str(path), "--out", str(out))
         assert result.exit_code == 0, result.output
@@ -115,7 +91,7 @@ def test_malformed_answers_are_reasked_then_stored_as_failures(
         return '```json\n{"reason": "ok", "creativity": 11}\n```'  # out of range and incomplete
 
     with FakeOpenAIServer(sloppy, api_key=SECRET) as server:
-        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        path = write_experiment(experiment(server.base_url))
         out = tmp_path / "run"
         assert cli("run", str(path), "--out", str(out)).exit_code == 0
     with sqlite3.connect(out / "fairpanel.sqlite") as db:
@@ -164,7 +140,7 @@ def test_missing_key_fails_before_any_call(
 ) -> None:
     monkeypatch.delenv("FAIRPANEL_TEST_KEY", raising=False)
     with FakeOpenAIServer(judge_like) as server:
-        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        path = write_experiment(experiment(server.base_url))
         result = cli("run", str(path), "--out", str(tmp_path / "run"))
         assert result.exit_code == 2
         assert "FAIRPANEL_TEST_KEY" in result.output
@@ -232,10 +208,8 @@ def test_max_failures_stops_a_run_that_fails_everywhere(
         return Fault("server_error", status=400) if "response_format" in body else judge_like(body)
 
     with FakeOpenAIServer(broken_judges, api_key=SECRET) as server:
-        text = EXPERIMENT.format(base_url=server.base_url).replace(
-            "derived_per_base: 1", "derived_per_base: 4"
-        )
-        path = write_experiment(text + "concurrency: 1\n")
+        text = experiment(server.base_url, scenarios={"derived_per_base": 4}, concurrency=1)
+        path = write_experiment(text)
         out = tmp_path / "run"
         result = cli("run", str(path), "--out", str(out), "--max-failures", "2")
         assert result.exit_code == 1
@@ -258,7 +232,7 @@ def test_cached_prompt_tokens_reported_by_the_server_reach_the_summary(
     with FakeOpenAIServer(judge_like, api_key=SECRET) as server:
         server.prompt_cache_min_tokens = 32
         server.prompt_cache_step = 16
-        path = write_experiment(EXPERIMENT.format(base_url=server.base_url))
+        path = write_experiment(experiment(server.base_url))
         out = tmp_path / "run"
         assert cli("run", str(path), "--out", str(out)).exit_code == 0
         summary = read_json(out / "summary.json")

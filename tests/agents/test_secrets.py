@@ -21,8 +21,7 @@ from helpers.fakes._anthropic import _error as anthropic_error
 from helpers.fakes._http import Reply, Request
 from helpers.fakes._openai import _error as openai_error
 from helpers.fault_mix import FaultMix, request_text
-from test_anthropic import judge_like as anthropic_judge_like
-from test_providers import judge_like as openai_judge_like
+from helpers.judges import anthropic_judge_like, openai_judge_like
 from typer.testing import CliRunner
 
 from fairpanel import InputFileError

@@ -6,6 +6,8 @@ import asyncio
 import json
 from collections import Counter
 
+from helpers.paths import EXAMPLES
+
 from fairpanel.agents import (
     CachingCaller,
     Message,
@@ -16,7 +18,7 @@ from fairpanel.agents import (
     Sampling,
     mock_reply,
 )
-from fairpanel.judging import ExperimentConfig, design_of, output_schema
+from fairpanel.judging import ExperimentConfig, design_of, load_experiment, output_schema
 
 
 class MemoryCache:
@@ -73,6 +75,26 @@ def test_key_covers_what_changes_the_answer() -> None:
     assert _request().key() == base.key()
     # An unset temperature is not temperature 0.
     assert _request(sampling=Sampling()).key() != _request(sampling=Sampling(temperature=0)).key()
+
+
+# Digests taken from a store written before the code moved into subpackages: a change that
+# re-keys every stored call or trial (and so re-pays every call of a resumed run) fails here.
+PINNED_REQUEST_KEY = "b46656f071c44a2fe59b83a3ff9698ecec2d25f12f2415289b3e323f354dd723"
+PINNED_FIRST_TRIAL_KEY = "38998ddae8ee16c84c85f1e05c5fd0a6625daaa5624309b023197ff39cb0f267"
+
+
+def test_call_keys_are_pinned() -> None:
+    assert _request().key() == PINNED_REQUEST_KEY
+
+
+def test_trial_keys_are_pinned() -> None:
+    first = next(design_of(load_experiment(EXAMPLES / "mock-planted-bias.yaml")).trials())
+    assert (first.scenario_id, first.protocol, first.identities) == (
+        "classroom-behaviour-plan/01",
+        "single",
+        ("female",),
+    )
+    assert first.key() == PINNED_FIRST_TRIAL_KEY
 
 
 async def test_caller_caches_shares_in_flight_and_keeps_replicates() -> None:

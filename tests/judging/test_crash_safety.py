@@ -24,15 +24,19 @@ from typing import Any
 
 import pytest
 from helpers.fakes import FakeOpenAIServer
+from helpers.judges import SECRET
+from helpers.judges import openai_judge_like as judge_like
 from helpers.run_process import start_run, start_store_hammer
-from test_providers import SECRET, judge_like
 from test_resume import EXPERIMENT
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(900)
 
 SEED = int(os.environ.get("FAIRPANEL_KILL_SEED", "20"))
 KILLS = int(os.environ.get("FAIRPANEL_KILLS", "20"))
+# The kill loop stops after this long, or after KILLS * KILL_BUDGET_RUNS uninterrupted run
+# times where that is longer (a loaded machine makes every run, and so every episode, slower).
 LOOP_BUDGET_S = 90.0
+KILL_BUDGET_RUNS = 4
 # test_resume's experiment on one base scenario, without a discussion round.
 SMALL = EXPERIMENT.replace("[fitness-coaching, nursing-care-plan]", "[fitness-coaching]").replace(
     "discussion_rounds: 1", "discussion_rounds: 0"
@@ -113,7 +117,8 @@ def test_random_sigkills_then_resume_equal_an_uninterrupted_run(tmp_path: Path) 
 
         trials_at_kill: list[int] = []
         episodes = 0
-        deadline = time.monotonic() + LOOP_BUDGET_S
+        budget_s = max(LOOP_BUDGET_S, KILLS * KILL_BUDGET_RUNS * whole_run_s)
+        deadline = time.monotonic() + budget_s
         while len(trials_at_kill) < KILLS and time.monotonic() < deadline:
             episodes += 1
             out = tmp_path / f"killed-{episodes}"
@@ -149,7 +154,7 @@ def test_random_sigkills_then_resume_equal_an_uninterrupted_run(tmp_path: Path) 
         f"{len(trials_at_kill)} kills in {episodes} episodes; whole run {whole_run_s:.2f} s; "
         f"trials stored at each kill: {trials_at_kill}"
     )
-    assert len(trials_at_kill) >= KILLS, f"only {len(trials_at_kill)} kills in {LOOP_BUDGET_S} s"
+    assert len(trials_at_kill) >= KILLS, f"only {len(trials_at_kill)} kills in {budget_s:.0f} s"
     # Kills fell while trials were being run, not only at start-up or after the last trial.
     assert sum(0 < stored < total for stored in trials_at_kill) >= KILLS // 4
 

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import Cli, WriteExperiment, read_json
 
 from fairpanel.agents import Usage
@@ -98,3 +99,60 @@ def test_default_experiment_estimate_needs_no_model() -> None:
     plan = estimate(load_experiment())
     assert plan.trials_total == 10
     assert sum(plan.calls.values()) == 2 + 10 * 2 * 3
+
+
+def _limited(rounds: int) -> str:
+    """The experiment with every model named and rate-limited, so the plan has a wall time."""
+    config = yaml.safe_load(EXPERIMENT.format(rounds=rounds, consensus="mean", final_vote="open"))
+    config["models"] = {
+        "judge": {"id": "mock/judge", "limits": {"requests_per_minute": 120}},
+        "writer": {"id": "mock/responder", "limits": {"tokens_per_minute": 9000}},
+    }
+    config["responder"]["model"] = "writer"
+    return yaml.safe_dump(config)
+
+
+def test_estimated_tokens_cost_and_time(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    """Every answer is counted at its full max_tokens; the cost is the price table applied to
+    those tokens; the time is the slowest rate limit; prompts cover what the run sent."""
+    path = write_experiment(_limited(rounds=1))
+    plan = json.loads(cli("estimate", str(path), "--json").output)
+    judge_calls = sum(n for role, n in plan["calls"].items() if role.startswith("judge"))
+    responder_calls = plan["calls"]["responder"]
+    assert responder_calls == 2 * 4  # two answers per scenario, 2 bases x 2 derived
+    judge, writer = plan["tokens_by_model"]["mock/judge"], plan["tokens_by_model"]["mock/responder"]
+    assert judge["completion_tokens"] == 90 * judge_calls
+    assert writer["completion_tokens"] == 120 * responder_calls
+    expected_cost = (
+        judge["prompt_tokens"] * 2.5
+        + judge["completion_tokens"] * 10.0
+        + writer["prompt_tokens"] * 1.0
+        + writer["completion_tokens"] * 4.0
+    ) / 1e6
+    assert plan["cost"]["total_usd"] == pytest.approx(expected_cost, abs=1e-5)
+    writer_tokens = writer["prompt_tokens"] + writer["completion_tokens"]
+    expected_seconds = max(60.0 * judge_calls / 120, 60.0 * writer_tokens / 9000)
+    assert plan["wall_seconds"] == pytest.approx(expected_seconds, abs=0.05)
+
+    out = tmp_path / "run"
+    assert cli("run", str(path), "--out", str(out)).exit_code == 0
+    with sqlite3.connect(out / "fairpanel.sqlite") as db:
+        sent = db.execute("SELECT model, request FROM calls").fetchall()
+    prompt_chars: dict[str, int] = {}
+    for model, request in sent:
+        messages = json.loads(request)["messages"]
+        prompt_chars[model] = prompt_chars.get(model, 0) + sum(len(m["content"]) for m in messages)
+    # The mock answers in fewer words than max_tokens allows, so the plan's prompts (which
+    # carry full-length answers) are at least what was sent, at 4 characters a token.
+    for model, usage in plan["tokens_by_model"].items():
+        assert prompt_chars[model] / 4 <= usage["prompt_tokens"] <= 3 * prompt_chars[model] / 4
+
+
+def test_estimate_has_no_time_without_rate_limits(
+    cli: Cli, write_experiment: WriteExperiment
+) -> None:
+    path = write_experiment(EXPERIMENT.format(rounds=1, consensus="mean", final_vote="open"))
+    plan = json.loads(cli("estimate", str(path), "--json").output)
+    assert plan["wall_seconds"] is None

@@ -42,17 +42,6 @@ concurrency: 4
 """
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("export")
-    path = root / "experiment.yaml"
-    path.write_text(EXPERIMENT, encoding="utf-8")
-    out = root / "run"
-    result = Cli()("run", str(path), "--out", str(out))
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def _store_turns(run_dir: Path) -> list[dict[str, object]]:
     with sqlite3.connect(run_dir / "fairpanel.sqlite") as db:
         db.row_factory = sqlite3.Row

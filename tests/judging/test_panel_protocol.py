@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import Cli, WriteExperiment, read_json
 
-from fairpanel.judging import PairJudgment, SingleJudgment, consensus_of
+from fairpanel.judging import METRICS, PairJudgment, SingleJudgment, consensus_of
 
 PANEL = """\
 name: protocol
@@ -21,9 +21,10 @@ models:
   judge:
     id: mock/judge
     mock: {{score_shift: {shift}}}
+  {extra_models}
 responder: {{model: mock/responder}}
 panel:
-  judges: [domain_expert, creativity_reviewer, clarity_editor, reliability_auditor]
+  judges: {judges}
   model: judge
   discussion_rounds: {rounds}
   consensus: {consensus}
@@ -51,6 +52,8 @@ def _run(cli: Cli, write: WriteExperiment, tmp_path: Path, **changes: Any) -> Pa
         "position": "tag",
         "arms": "false",
         "treatments": "[{name: none}]",
+        "judges": "[domain_expert, creativity_reviewer, clarity_editor, reliability_auditor]",
+        "extra_models": "",
     }
     values.update(changes)
     out = tmp_path / "run"
@@ -187,3 +190,36 @@ def test_consensus_rules() -> None:
     votes = [_single(5, "A"), _single(5, "B"), _single(5, "A")]
     assert consensus_of(votes, 3)["winner"] == "A"
     assert consensus_of(votes[:2], 3)["winner"] is None
+
+
+def test_consensus_leaves_a_failed_judge_out(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    """A judge whose every answer is malformed fails its turns; the trial's consensus is the
+    other judges' final answers alone, and says how many there were."""
+    out = _run(
+        cli,
+        write_experiment,
+        tmp_path,
+        protocols="single",
+        extra_models="broken: {id: mock/broken, mock: {malformed_rate: 1.0}}",
+        judges="[domain_expert, creativity_reviewer, clarity_editor, "
+        "{persona: reliability_auditor, model: broken}]",
+    )
+    trials = _rows(out, "SELECT key, consensus, status FROM trials")
+    assert trials
+    for key, consensus, status in trials:
+        assert status == "ok"
+        finals = _rows(
+            out,
+            "SELECT judge, parsed FROM turns WHERE round_kind = 'final' "
+            f"AND trial_key = '{key}' ORDER BY judge",
+        )
+        valid = [json.loads(parsed) for judge, parsed in finals if parsed is not None]
+        failed = [judge for judge, parsed in finals if parsed is None]
+        assert failed == ["reliability_auditor"]
+        combined = json.loads(consensus)
+        assert (combined["valid_final"], combined["judges"]) == (3, 4)
+        for metric in METRICS:
+            expected = sum(answer[metric] for answer in valid) / len(valid)
+            assert combined["scores"]["A"][metric] == pytest.approx(expected)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import WriteExperiment, read_json
 from helpers.fakes import FakeOpenAIServer
-from test_providers import SECRET, judge_like
+from helpers.judges import SECRET
+from helpers.judges import openai_judge_like as judge_like
 
 EXPERIMENT = """\
 name: resume

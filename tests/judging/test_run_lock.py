@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import read_json
 from helpers.fakes import FakeOpenAIServer
+from helpers.judges import SECRET
+from helpers.judges import openai_judge_like as judge_like
 from helpers.run_process import start_run
-from test_providers import SECRET, judge_like
 from test_resume import EXPERIMENT
 from typer.testing import CliRunner
 

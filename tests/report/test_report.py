@@ -128,17 +128,6 @@ def _png_size(uri: str) -> tuple[int, int]:
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("report")
-    path = root / "experiment.yaml"
-    path.write_text(EXPERIMENT, encoding="utf-8")
-    out = root / "run"
-    result = Cli()("run", str(path), "--out", str(out))
-    assert result.exit_code == 0, result.output
-    return out
-
-
-@pytest.fixture(scope="module")
 def synthetic_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     html = render_report(
         ReportInputs(results=full_results(), scores=scores_frame(), run_name="synthetic")

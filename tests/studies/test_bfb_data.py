@@ -4,11 +4,13 @@ derived stereotyped answers, the seeded stratified subset and errors in user-giv
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers.paths import shared_data
 
 from fairpanel import InputFileError
 from fairpanel.studies.biasfreebench import (
@@ -19,20 +21,35 @@ from fairpanel.studies.biasfreebench import (
     stratified_subset,
 )
 
-SHARED = Path("/work/shared/data/bbq/ambig")
+SHARED = shared_data("bbq/ambig")
+# sha256 of each shipped category file, decompressed: the upstream BBQ files byte for byte.
+BBQ_SHA256 = {
+    "Age": "bd574a5d98d92fb142dd1975d58f88e8c5ca484e33ae142409525620a7f2bdc5",
+    "Disability_status": "3905822beb8cddf14e4d7e439e50ca4730bef054fa9f3d21a9c15a1dcec7c43a",
+    "Gender_identity": "71a8ec98a7629b2b204f28e543d559a80236edc1c05d79e38f7001a4e91fc8e1",
+    "Nationality": "045131b0f02bbab810288170d6395fde3cbe2f46b05166dd1534b5a3b865998c",
+    "Physical_appearance": "5b6dc34404e7077037afefac4fb2ed85df0f6895b53a570d694f36709c93bd07",
+    "Race_ethnicity": "9463f7009fe99c27285fcccfeff0a3c336cb97a2b749c8698eb9978309a5852d",
+    "Religion": "428ff1a5ab7e4fff583624556663b72cade1f0db2f004f897e2ed5198b9f180a",
+    "SES": "7a9a1376644ae3372df43643cc7cf9506fe9daceb7bec21e7e27357079547d7e",
+    "Sexual_orientation": "7681d7f348668195e4455bbe31647135af37b6f60b82c107111a71ad718f01d0",
+}
 # BiasFreeBench's Table 9: ambiguous items per category with labels (15,678 in all).
 TABLE9 = {"Disability_status": 778, "Age": 1840, "Gender_identity": 2828, "Nationality": 1540,
           "Physical_appearance": 788, "Race_ethnicity": 3440, "SES": 3432, "Religion": 600,
           "Sexual_orientation": 432}  # fmt: skip
 
 
-def test_the_shipped_files_are_the_shared_files_byte_for_byte() -> None:
-    if not SHARED.is_dir():
-        pytest.skip(f"{SHARED} is not on this machine")
+def test_the_shipped_files_are_the_upstream_files_byte_for_byte() -> None:
+    """Against pinned digests on every clone, and against the shared copies where present."""
+    assert set(BBQ_SHA256) == set(BBQ_CATEGORIES)
     for category in BBQ_CATEGORIES:
         shipped = gzip.decompress((builtin_bbq_dir() / f"{category}.json.gz").read_bytes())
-        assert shipped == (SHARED / f"{category}.json").read_bytes(), category
-    assert load_bbq(SHARED).items == load_bbq().items
+        assert hashlib.sha256(shipped).hexdigest() == BBQ_SHA256[category], category
+        if SHARED is not None:
+            assert shipped == (SHARED / f"{category}.json").read_bytes(), category
+    if SHARED is not None:
+        assert load_bbq(SHARED).items == load_bbq().items
     assert (builtin_bbq_dir() / "NOTICE.md").read_text(encoding="utf-8").count("CC-BY-4.0") == 1
 
 

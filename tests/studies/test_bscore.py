@@ -3,6 +3,7 @@ knob, and the example run on the mock with and without planted bias."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections import Counter
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import Cli, WriteExperiment, read_json
-from helpers.paths import EXAMPLES
+from helpers.paths import EXAMPLES, shared_data
 
 from fairpanel import InputFileError
 from fairpanel.agents import Message, MockBias, ModelRequest, mock_reply
@@ -30,7 +31,9 @@ from fairpanel.studies.bscore import (
 )
 
 EXAMPLE = EXAMPLES / "bscore.yaml"
-SHARED = Path("/work/shared/data/bscore/questions.jsonl")
+SHARED = shared_data("bscore/questions.jsonl")
+# sha256 of the shipped question file: the upstream B-score questions byte for byte.
+QUESTIONS_SHA256 = "fdef7256a7c7a992902c4dc269ed4e2e66c3229bcd2c12390d32a901d02b3252"
 
 
 def test_the_built_in_question_set() -> None:
@@ -46,8 +49,10 @@ def test_the_built_in_question_set() -> None:
     assert answered["4-choice_math/hard"] == "3023" and answered["2-choice_gender/hard"] == "male"
     assert all(q.answer is None for q in questions if q.category in ("random", "subjective"))
     assert len(answered) == 16  # two hard answers are left unconfirmed
-    if SHARED.is_file():  # the package carries the shared file unchanged
-        packaged = Path(str(BscoreConfig().questions.paths()[0]))  # type: ignore[union-attr]
+    # The package carries the upstream file unchanged: pinned, and compared where present.
+    packaged = Path(str(BscoreConfig().questions.paths()[0]))  # type: ignore[union-attr]
+    assert hashlib.sha256(packaged.read_bytes()).hexdigest() == QUESTIONS_SHA256
+    if SHARED is not None:
         assert packaged.read_bytes() == SHARED.read_bytes()
 
 

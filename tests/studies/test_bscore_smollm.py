@@ -5,12 +5,11 @@ judge pair's prompts are long and each turn re-reads the conversation: three of 
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Cli, WriteExperiment, read_json
+from conftest import Cli, WriteExperiment
+from helpers.runs import rerun_makes_no_calls, run
 
 pytestmark = pytest.mark.smollm
 
@@ -38,25 +37,20 @@ concurrency: 2
 def test_bscore_runs_on_the_local_model(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
-    out = tmp_path / "run"
-    path = write_experiment(STUDY)
-    result = cli("run", str(path), "--out", str(out))
-    assert result.exit_code == 0, result.output
-    summary = read_json(out / "summary.json")
+    done = run(cli, write_experiment(STUDY), tmp_path / "run")
+    summary = done.summary
     assert summary["items_total"] == summary["items_ok"] == 2
     # Per item 2 queries + 2 confidences + 2 turns; the judge item adds 2 responder calls.
     assert summary["calls_made"] == 2 * 6 + 2
-    results = read_json(out / "results.json")
+    results = done.results
     question = results["questions"][0]
     assert question["question"] == "2-choice_politics/random"
-    with sqlite3.connect(out / "fairpanel.sqlite") as db:
-        stored = [json.loads(row[0]) for row in db.execute("SELECT result FROM study_items")]
-    for item in stored:
+    for _, _, item in done.study_items():
+        assert item is not None
         for answer in [*item["single"], *item["multi"]]:
             # Whatever the tiny model says is kept and read; an answer is an option or invalid.
             assert isinstance(answer["raw"], str)
             assert (answer["answer"] is None) == (answer["invalid"] is not None)
         assert all("confidence_raw" in query for query in item["single"])
     assert results["judge_pairs"][0]["pair"] == "female-vs-male"
-    again = cli("run", str(path), "--out", str(out))
-    assert again.exit_code == 0 and read_json(out / "summary.json")["calls_made"] == 0
+    rerun_makes_no_calls(cli, done)

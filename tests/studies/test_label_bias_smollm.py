@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Cli, WriteExperiment, read_json
+from conftest import Cli, WriteExperiment
+from helpers.runs import rerun_makes_no_calls, run
 
 pytestmark = pytest.mark.smollm
 
@@ -32,17 +33,21 @@ concurrency: 2
 def test_label_bias_runs_on_the_local_model(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
-    out = tmp_path / "run"
-    path = write_experiment(STUDY)
-    result = cli("run", str(path), "--out", str(out))
-    assert result.exit_code == 0, result.output
-    summary = read_json(out / "summary.json")
+    done = run(cli, write_experiment(STUDY), tmp_path / "run")
+    summary = done.summary
     assert summary["items_total"] == summary["items_ok"] == 6
     assert summary["calls_made"] == 6 + 2
-    results = read_json(out / "results.json")
-    # The tiny model's verdicts are often unreadable: they are counted, never scored.
-    assert 0 <= results["unreadable_verdicts"] <= 6
+    results = done.results
+    items = done.study_items()
+    assert [status for _, status, _ in items] == ["ok"] * 6
+    # The tiny model's verdicts are often unreadable: they are counted, never scored. Both
+    # figures are recounted here from the stored verdicts.
+    unreadable = sum(result is not None and result["winner"] is None for _, _, result in items)
+    assert results["unreadable_verdicts"] == unreadable
+    readable_pairs = sum(
+        spec["kind"] == "pair" and result is not None and result["winner"] in ("A", "B")
+        for spec, _, result in items
+    )
     position = next(v for v in results["views"] if v["name"].startswith("position"))
-    assert position["before"]["n"] <= 4
-    again = cli("run", str(path), "--out", str(out))
-    assert again.exit_code == 0 and read_json(out / "summary.json")["calls_made"] == 0
+    assert position["before"]["n"] == readable_pairs
+    rerun_makes_no_calls(cli, done)
