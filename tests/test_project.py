@@ -50,7 +50,8 @@ def test_the_guards_see_every_package_and_subpackage() -> None:
     names = set(modules())
     for expected in (
         "fairpanel.__main__",
-        "fairpanel.cli._main",
+        "fairpanel.cli._app",
+        "fairpanel.run_folder",
         "fairpanel.inputs",
         "fairpanel.agents.providers._mock",
         "fairpanel.judging.engine",
@@ -58,7 +59,8 @@ def test_the_guards_see_every_package_and_subpackage() -> None:
         "fairpanel.studies.label_bias",
     ):
         assert expected in names
-    assert owning_package("fairpanel.cli._main") == "fairpanel.cli"
+    assert owning_package("fairpanel.cli._app") == "fairpanel.cli"
+    assert owning_package("fairpanel.run_folder._run") == "fairpanel.run_folder"
     assert owning_package("fairpanel.judging.engine._runner") == "fairpanel.judging"
     assert owning_package("fairpanel") == "fairpanel"
 

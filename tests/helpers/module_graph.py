@@ -21,7 +21,7 @@ __all__ = ["Import", "Module", "import_cycles", "imports_of", "modules", "owning
 
 ROOT_PACKAGE = "fairpanel"
 # Subpackages of the root package that count as packages of their own for the layering rules.
-SEPARATE_SUBPACKAGES = ("fairpanel.inputs", "fairpanel.cli")
+SEPARATE_SUBPACKAGES = ("fairpanel.inputs", "fairpanel.cli", "fairpanel.run_folder")
 
 
 @dataclass(frozen=True)
