@@ -3,7 +3,8 @@
 A study file has a ``study:`` field naming one of ``STUDIES``. The framework every study shares
 (``Study``, ``StudyConfig``, ``ItemSpec``, ``StudyContext``, the runner, identity-labelled pairs)
 lives here; each study is a subpackage with the same module names in each
-(``_config``, ``_design``, ``_prompts``, ``_stats``, ``_study``, ``_tables``):
+(``_config``, ``_design``, ``_prompts``, ``_stats``, ``_study``, ``_tables``, and the study's
+own page in ``_readers``, ``_report``, ``_figures``):
 ``award_audit``, ``bscore``, ``label_bias`` and ``biasfreebench``.
 """
 

@@ -3,7 +3,7 @@
 A fresh interpreter spends ~5 s importing fairpanel's dependencies, which would make a loop
 of twenty kills take minutes. Children are forked from a multiprocessing fork server that
 imported fairpanel once, so each starts in milliseconds, and runs the same CLI entry point
-(``fairpanel.judging.app``) as the installed command. The fork server has no other threads,
+(``fairpanel.cli.app``) as the installed command. The fork server has no other threads,
 so forking it is safe even while the test process runs fake servers in threads.
 """
 
