@@ -14,8 +14,15 @@ Everything else lives in the packages named for what they do (``fairpanel.judgin
 ``fairpanel.run_folder``).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from fairpanel.inputs import InputFileError
-from fairpanel.run_folder import Run, RunOutcome, estimate, load, load_run, report_run, run
+
+if TYPE_CHECKING:
+    from fairpanel.run_folder import Run, RunOutcome, estimate, load, load_run, report_run, run
 
 __all__ = [
     "InputFileError",
@@ -30,3 +37,20 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# Python runs this module before any subpackage, so the API that composes every package (and
+# brings in matplotlib, jinja2 and the report) is loaded on first use: ``import
+# fairpanel.analysis`` in a notebook then costs what analysis needs, not the whole library.
+_FROM_RUN_FOLDER = frozenset(
+    {"Run", "RunOutcome", "estimate", "load", "load_run", "report_run", "run"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_RUN_FOLDER:
+        return getattr(importlib.import_module("fairpanel.run_folder"), name)
+    raise AttributeError(f"module 'fairpanel' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _FROM_RUN_FOLDER)

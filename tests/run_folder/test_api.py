@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -176,3 +178,22 @@ def test_the_worker_loop_stops_taking_work_after_max_failures() -> None:
         "stopped after 2 failed trials (--max-failures); last error: error of d"
     )
     assert progress == [("trials", n, 6) for n in range(1, 5)]
+
+
+def test_importing_a_package_does_not_load_the_whole_library() -> None:
+    """Python runs the root package before any subpackage, so the root must not import the
+    API that composes every package: a fresh interpreter importing ``fairpanel.inputs`` loads
+    neither the report nor matplotlib, while ``fairpanel.run`` still resolves to the API."""
+    probe = (
+        "import sys, fairpanel.inputs\n"
+        "loaded = [m for m in ('matplotlib', 'jinja2', 'fairpanel.report', 'fairpanel.run_folder')"
+        " if m in sys.modules]\n"
+        "print(loaded)\n"
+        "import fairpanel, fairpanel.run_folder\n"
+        "missing = sorted(set(fairpanel.__all__) - set(dir(fairpanel)))\n"
+        "print(fairpanel.run is fairpanel.run_folder.run, missing)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[]", "True []"]
+    with pytest.raises(AttributeError, match="no attribute 'not_an_api_name'"):
+        _ = fairpanel.not_an_api_name  # type: ignore[attr-defined]
