@@ -6,6 +6,9 @@ parsed or not, for failure rates (with the trial's labels and the judge's own pa
 ``consensus`` one row per (finished trial, candidate, metric) with the panel's combined score.
 Candidate ids are mapped back to identity labels here. ``replicate`` and the response order are
 carried on every frame so analyses can pair the same response under two labels.
+``scores`` and ``turns`` keep the turns of failed trials (failure rates need them) and say so
+in ``trial_status`` ("ok" or "failed"): ``verdicts`` and ``consensus`` come from finished trials
+only, so a per-judge analysis meant to sit beside the panel's keeps ``trial_status == "ok"``.
 
 A unit counts once: two trials whose judges were sent exactly the same requests (the responder
 wrote the same text twice, so two arrangements of a pair are one prompt, answered once from
@@ -182,8 +185,10 @@ def load_frames(store: Store) -> RunFrames:
     specs: dict[str, dict[str, Any]] = {}
     verdict_rows: list[dict[str, Any]] = []
     consensus_rows: list[dict[str, Any]] = []
+    statuses: dict[str, str] = {}
     for key, spec, status, _error, consensus in store.iter_trials():
         specs[key] = spec
+        statuses[key] = status
         if status == "ok" and consensus is not None:
             consensus_rows.extend(_consensus_rows(key, spec, consensus))
         if spec["protocol"] != "pair" or status != "ok" or consensus is None:
@@ -226,6 +231,7 @@ def load_frames(store: Store) -> RunFrames:
                 **_label_columns(spec),
                 "winner_position": _winner_position(parsed),
                 "call_keys": turn["call_keys"],
+                "trial_status": statuses[turn["trial_key"]],
             }
         )
         if parsed is None:
@@ -253,6 +259,7 @@ def load_frames(store: Store) -> RunFrames:
                         "metric": metric,
                         "score": float(per_candidate[candidate][metric]),
                         "replicate": int(spec.get("replicate", 0)),
+                        "trial_status": statuses[turn["trial_key"]],
                     }
                 )
     return RunFrames(
@@ -267,7 +274,7 @@ _DESIGN_COLUMNS = ["arm", "treatment", "signal"]
 _SCORE_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
     "identity", "position", "response_index", "judge", "judge_model", "round", "round_kind",
-    "metric", "score", "replicate",
+    "metric", "score", "replicate", "trial_status",
 ]  # fmt: skip
 _VERDICT_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "base_id", "scenario_id", "category", "first_identity",
@@ -278,6 +285,7 @@ _TURN_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "category", "judge", "judge_model", "round",
     "round_kind", "attempts", "parse_ok", "base_id", "scenario_id", "replicate",
     "first_identity", "second_identity", "first_response_index", "winner_position", "call_keys",
+    "trial_status",
 ]  # fmt: skip
 _CONSENSUS_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",

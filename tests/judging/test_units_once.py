@@ -11,11 +11,15 @@ import pytest
 from conftest import Cli, WriteExperiment, read_json
 
 import fairpanel.agents.providers._mock as mock_provider
+from fairpanel.agents import Usage
 from fairpanel.judging import (
+    METRICS,
     NEAR_IDENTICAL_RATIO,
     STORE_FILE,
     RunFrames,
     Store,
+    TrialRecord,
+    TurnRecord,
     load_frames,
     response_warnings,
     similar_responses,
@@ -163,3 +167,69 @@ def test_response_similarity_kinds_and_threshold() -> None:
     rewrite = " ".join(f"Stage {i}: confirm the amount, note it, inform staff." for i in range(8))
     kind, ratio = response_similarity(answer, rewrite)
     assert kind == "distinct" and ratio < NEAR_IDENTICAL_RATIO
+
+
+def _turn(judge: str, parsed: dict[str, object] | None, key: str) -> TurnRecord:
+    return TurnRecord(
+        round=0,
+        round_kind="final",
+        judge=judge,
+        speaker_index=0,
+        judge_model="mock/judge",
+        raw_text="{}",
+        parsed=parsed,
+        parse_error=None if parsed else "bad",
+        attempts=1,
+        usage=Usage(),
+        latency_s=0.0,
+        call_keys=(key,),
+    )
+
+
+def test_turns_and_scores_of_failed_trials_say_so(tmp_path: Path) -> None:
+    """Failed trials' turns stay (failure rates need them) but are marked, so per-judge
+    analyses can use the trials the panel's verdicts come from (audit D3)."""
+    spec = {
+        "protocol": "single", "arm": "main", "scenario_id": "s/01", "base_id": "s",
+        "category": "gender", "identities": ["female"], "response_indices": [1],
+    }  # fmt: skip
+    scores = {metric: 6 for metric in METRICS}
+    store = Store(tmp_path / STORE_FILE)
+    try:
+        store.put_trial(
+            TrialRecord(
+                key="ok",
+                protocol="single",
+                spec=spec,
+                status="ok",
+                error=None,
+                consensus={"method": "mean", "scores": {"A": scores}},
+                turns=[_turn("a", scores, "k-ok")],
+            )
+        )
+        store.put_trial(
+            TrialRecord(
+                key="failed",
+                protocol="single",
+                spec=spec,
+                status="failed",
+                error="the moderator gave no valid answer",
+                consensus=None,
+                turns=[_turn("a", scores, "k-failed"), _turn("b", None, "k-b")],
+            )
+        )
+        frames = load_frames(store)
+    finally:
+        store.close()
+    status = dict(
+        zip(
+            frames.turns["judge"] + frames.turns["trial_key"],
+            frames.turns["trial_status"],
+            strict=True,
+        )
+    )
+    assert status == {"aok": "ok", "afailed": "failed", "bfailed": "failed"}
+    by_trial = frames.scores.groupby("trial_key")["trial_status"].agg(set).to_dict()
+    assert by_trial == {"ok": {"ok"}, "failed": {"failed"}}
+    assert set(frames.consensus["trial_key"]) == {"ok"}
+    assert frames.duplicate_trials == ()
