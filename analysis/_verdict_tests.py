@@ -333,9 +333,12 @@ def cmh_effect(
     )
 
 
-def pair_verdict_effects(outcomes: pd.DataFrame, *, confidence: float = 0.95) -> list[Effect]:
+def pair_verdict_effects(
+    outcomes: pd.DataFrame, *, confidence: float = 0.95, primary_only: bool = False
+) -> list[Effect]:
     """Label-swap contrasts (primary for the panel), win rates among decided pairs and CMH
-    (secondary) per category, label pair and judge.
+    (secondary) per category, label pair and judge; ``primary_only``: the panel's label-swap
+    contrasts alone.
 
     With two identities in a category, only the first's win rate is tested: the second's is its
     mirror image with the same p-value.
@@ -347,12 +350,14 @@ def pair_verdict_effects(outcomes: pd.DataFrame, *, confidence: float = 0.95) ->
             {str(v) for v in pd.concat([in_category[FIRST_IDENTITY], in_category[SECOND_IDENTITY]])}
         )
         tested = labels[:1] if len(labels) == 2 else labels
-        for judge in _judges(in_category):
+        for judge in [None] if primary_only else _judges(in_category):
             rows = _of_judge(in_category, judge)
             if rows.empty:
                 continue
             for pair in itertools.combinations(labels, 2):
                 effects.append(swap_effect(rows, category, pair, judge, confidence=confidence))
+            if primary_only:
+                continue
             for identity in tested:
                 effects.append(
                     win_rate_effect(rows, category, identity, judge, confidence=confidence)
