@@ -378,3 +378,15 @@ def test_failures_by_identity_count_both_labels_of_a_pair() -> None:
         assert row["failed"] == int((~mine["parse_ok"].astype(bool)).sum()) + len(extra)
         assert row["ci_low"] <= row["rate"] <= row["ci_high"]
     assert math.isclose(sum(r["turns"] for r in rows), len(turns) + 2 * len(pair))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="_describe (analysis/_effects.py:190-191) states a negative effect from the favoured "
+    "label's side ('male scored 0.65 points higher than female') but prints the interval in "
+    "identity - versus units ('95% CI -0.90 to -0.40'), so the sentence contradicts its interval",
+)
+def test_headline_interval_follows_the_direction_of_the_sentence() -> None:
+    corrected, families = correct_effects([_effect("strong", 1e-5, -0.65)], 0.05)
+    verdict = headline(corrected, families, 0.05, n_bases=6)["verdict"]
+    assert "male scored 0.65 points higher than female on overall (95% CI 0.40 to 0.90" in verdict
