@@ -24,7 +24,13 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
+from fairpanel.analysis._cluster import (
+    MIN_BASES,
+    TEST_NAME,
+    ClusterTest,
+    cluster_mean_test,
+    too_few_bases,
+)
 from fairpanel.analysis._effects import (
     NO_DIFFERENCE,
     PRIMARY,
@@ -290,10 +296,12 @@ def cmh_effect(
     tables = list(stratified_tables(rows, identity, versus).values())
     estimate = low = high = p_value = None
     corrected = False
+    reason = too_few_bases(len(tables)) if len(tables) < MIN_BASES else None
     if tables:
+        estimate, low, high, corrected = _pooled_log_odds(tables, confidence)
+    if tables and reason is None:
         with np.errstate(divide="ignore", invalid="ignore"):
             p_value = float_or_none(StratifiedTable(tables).test_null_odds(False).pvalue)
-        estimate, low, high, corrected = _pooled_log_odds(tables, confidence)
     haldane = (
         "; every stratum favoured one label, so the estimate and interval add 0.5 to each cell "
         "(Haldane)"
@@ -328,7 +336,7 @@ def cmh_effect(
             "one arrangement only left out; the p-value treats verdicts within a scenario as "
             f"independent and does not generalise over scenarios{haldane}"
         ),
-        verdict=NO_DIFFERENCE if p_value is not None else untested("no decided strata"),
+        verdict=NO_DIFFERENCE if p_value is not None else untested(reason or "no decided strata"),
         role=SECONDARY,
     )
 
