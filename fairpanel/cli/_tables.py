@@ -24,7 +24,7 @@ from fairpanel.analysis import (
     moved_by_injection,
 )
 from fairpanel.judging import METRICS
-from fairpanel.report import format_p
+from fairpanel.report import decided_win_rates, format_p
 
 _MISSING = "-"
 
@@ -73,20 +73,27 @@ def _chi_square_table(results: Sequence[ChiSquareRow], title: str) -> Table:
     return table
 
 
-def _win_rate_table(results: Sequence[WinRateRow]) -> Table:
+def _win_rate_table(given: Sequence[WinRateRow]) -> Table:
+    """Win rates among decided pairs, the tie share beside them (as the report shows them)."""
+    results = decided_win_rates(given)
     level = f"{results[0].confidence:.0%}" if results else "95%"
-    table = Table(title="Pair win rates", caption=None if results else "no data")
-    for name in ("Category", "Identity", "Wins", "Ties", "Appearances", "Rate", f"{level} CI"):
+    table = Table(
+        title="Pair win rates (among decided pairs)",
+        caption="rate = wins / (wins + losses); ties are shown apart" if results else "no data",
+    )
+    columns = ("Category", "Identity", "Wins", "Losses", "Ties", "Rate", f"{level} CI", "Ties %")
+    for name in columns:
         table.add_column(name, justify="left" if name in {"Category", "Identity"} else "right")
     for res in results:
         table.add_row(
             res.category,
             res.identity,
             str(res.wins),
+            str(res.losses),
             str(res.ties),
-            str(res.appearances),
             _percent(res.rate),
             f"[{_percent(res.ci_low)}, {_percent(res.ci_high)}]",
+            _percent(res.tie_share),
         )
     return table
 
