@@ -40,7 +40,13 @@ from fairpanel.report._study_sections import (
     VerdictTone,
     tables_page,
 )
-from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
+from fairpanel.report._verdict import (
+    Headline,
+    decided_win_rates,
+    headline_of,
+    small_n_warnings,
+    ties_note,
+)
 
 __all__ = [
     "COLUMNS",
@@ -61,6 +67,7 @@ __all__ = [
     "StudyVerdict",
     "VerdictTone",
     "colour_map",
+    "decided_win_rates",
     "embed",
     "format_p",
     "headline_of",
@@ -76,6 +83,7 @@ __all__ = [
     "small_n_warnings",
     "styled",
     "tables_page",
+    "ties_note",
     "write_report",
     "write_report_html",
     "write_study_report",

@@ -20,6 +20,7 @@ from fairpanel.analysis import (
     OVERALL,
     ArmResults,
     ChiSquareRow,
+    EffectRow,
     RunResults,
     baseline_scores,
     bonferroni,
@@ -29,7 +30,13 @@ from fairpanel.judging import METRICS
 from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
 from fairpanel.report._html import environment, integer, percent, redact
-from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
+from fairpanel.report._verdict import (
+    Headline,
+    decided_win_rates,
+    family_sentence,
+    headline_of,
+    small_n_warnings,
+)
 
 __all__ = ["ReportInputs", "redact", "render_report"]
 
@@ -68,10 +75,21 @@ def _arm_summary(name: str, block: ArmResults) -> dict[str, Any]:
         "trials": block.n_trials,
         "smallest_p": p,
         "tests": tests,
-        "win_rates": block.pair.win_rates,
+        "win_rates": decided_win_rates(block.pair.win_rates),
         "mean_rows": block.single.mean_scores.rows,
         "pair_mean_rows": block.pair.mean_scores.rows,
     }
+
+
+def _effect_groups(effects: Sequence[EffectRow]) -> tuple[list[EffectRow], list[EffectRow]]:
+    """(primary, secondary): the headline's family apart from the exploratory rows. A file
+    written before effects had roles splits into the panel's own rows and the per-judge ones."""
+    if any(e.role for e in effects):
+        return (
+            [e for e in effects if e.role == "primary"],
+            [e for e in effects if e.role == "secondary"],
+        )
+    return [e for e in effects if not e.judge], [e for e in effects if e.judge]
 
 
 def _treatments(results: RunResults) -> list[str]:
@@ -200,7 +218,7 @@ SECTIONS = (
 _VERDICT_LABELS = {
     "detected": "Identity effect detected",
     "clear": "No detectable identity effect",
-    "nodata": "No verdict yet",
+    "nodata": "No verdict",
 }
 
 
@@ -235,10 +253,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
     alpha = float(results.headline.alpha) if results.headline is not None else 0.05
     single, pair = results.single, results.pair
     effects = results.effects
-    # The panel's own effects lead; per-judge rows (often many) go below, folded away.
-    panel_effects = [e for e in effects if not e.judge]
-    judge_effects = [e for e in effects if e.judge]
-    forest, forest_rows = plots.forest_figure(panel_effects or judge_effects, alpha)
+    primary, secondary = _effect_groups(effects)
+    forest, forest_rows = plots.forest_figure(primary or secondary, alpha)
     judges, models = _judges_and_models(inputs)
     false_positives = results.false_positive_arms()
     chi_square = _chi_square_rows(results)
@@ -255,18 +271,22 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "results": results,
         "single": single,
         "pair": pair,
-        "win_rates": pair.win_rates,
+        "win_rates": decided_win_rates(pair.win_rates),
         "chi_square": chi_square,
         "chi_square_hits": [
             (row, row.p_value is not None and bonferroni(row.p_value, len(chi_square)) < alpha)
             for row in chi_square
         ],
         "effects": effects,
-        "panel_effects": panel_effects if panel_effects else judge_effects,
-        "judge_effects": judge_effects if panel_effects else [],
+        "has_roles": any(e.role for e in effects),
+        "primary_effects": primary or secondary,
+        "secondary_effects": secondary if primary else [],
+        "families_line": family_sentence(results.headline) if results.headline else "",
         "effects_shown": forest_rows,
         "effects_max": plots.MAX_FOREST_ROWS,
-        "detected_ids": set(results.headline.detected if results.headline else []),
+        "detected_ids": set(
+            [*results.headline.detected, *results.headline.exploratory] if results.headline else []
+        ),
         "families": results.multiple_comparisons,
         "position_bias": results.position_bias,
         "bradley_terry": results.bradley_terry,
