@@ -11,6 +11,7 @@ from fairpanel.analysis._agreement import agreement, conformity, debate_shift, k
 from fairpanel.analysis._bradley_terry import bradley_terry
 from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
+from fairpanel.analysis._cluster import MIN_BASES, ClusterTest, cluster_mean_test
 from fairpanel.analysis._compare import compare_runs
 from fairpanel.analysis._controls import control_false_positives, same_label_swap_tests
 from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
@@ -35,6 +36,7 @@ from fairpanel.analysis._injection import (
     injection_shifts,
     moved_by_injection,
 )
+from fairpanel.analysis._interactions import treatment_interactions
 from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
@@ -71,7 +73,7 @@ from fairpanel.analysis._results import (
     RunResults,
 )
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
-from fairpanel.analysis._statistics import design_statistics
+from fairpanel.analysis._statistics import design_statistics, verdict_statistics
 from fairpanel.analysis._summary import analyze, analyze_arm
 from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
@@ -81,6 +83,7 @@ __all__ = [
     "INJECTION_COLUMNS",
     "METRIC",
     "METRICS",
+    "MIN_BASES",
     "MIN_INTERVAL_N",
     "OVERALL",
     "PROTOCOLS",
@@ -98,6 +101,7 @@ __all__ = [
     "BradleyTerryTerm",
     "ChiSquareResult",
     "ChiSquareRow",
+    "ClusterTest",
     "ConformityRow",
     "ControlFalsePositives",
     "DebateBlock",
@@ -133,6 +137,7 @@ __all__ = [
     "bradley_terry",
     "calibration_tables",
     "chi_square_tests",
+    "cluster_mean_test",
     "cohen_h",
     "compare_runs",
     "conformity",
@@ -159,6 +164,8 @@ __all__ = [
     "same_label_swap_tests",
     "score_difference_matrix",
     "single_score_effects",
+    "treatment_interactions",
+    "verdict_statistics",
     "wilson_interval",
     "win_rates",
 ]
