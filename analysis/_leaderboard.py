@@ -114,7 +114,7 @@ def _detected_and_tests(results: ArmResults) -> tuple[int, int]:
     results.json from before the headline had one family)."""
     headline = results.headline
     detected = len(headline.detected) if headline is not None else 0
-    if headline is not None and headline.tests is not None and headline.procedure:
+    if headline is not None and headline.tests is not None and headline.min_bases:
         return detected, int(headline.tests)
     return detected, sum(family.size for family in results.multiple_comparisons)
 

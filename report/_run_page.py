@@ -92,6 +92,32 @@ def _effect_groups(effects: Sequence[EffectRow]) -> tuple[list[EffectRow], list[
     return [e for e in effects if not e.judge], [e for e in effects if e.judge]
 
 
+def _called_ids(results: RunResults) -> set[str]:
+    """The rows whose badge is lit: primary calls, exploratory calls and called interactions."""
+    called = {e.id for e in results.treatment_effects if _is_call(e.verdict)}
+    if results.headline is not None:
+        called.update([*results.headline.detected, *results.headline.exploratory])
+    return called
+
+
+def _is_call(verdict: str) -> bool:
+    return bool(verdict) and not verdict.lower().startswith(("no ", "not tested"))
+
+
+def _design_warnings(results: RunResults) -> list[str]:
+    """What the analysis did to the design before testing, and what it found in the answers."""
+    design = results.design
+    if design is None:
+        return []
+    warnings = list(design.warnings)
+    if design.duplicates_dropped:
+        warnings.append(
+            f"{design.duplicates_dropped} trial(s) repeated a judge request already made "
+            "(byte-identical prompts) and were counted once, not twice."
+        )
+    return warnings
+
+
 def _treatments(results: RunResults) -> list[str]:
     return results.design.treatments if results.design is not None else []
 
@@ -109,24 +135,6 @@ def _treatment_rows(results: RunResults) -> list[dict[str, Any]]:
     return rows
 
 
-def _scalar_rows(value: Any) -> list[tuple[str, Any]]:
-    """Flatten an unknown block into (field, value) rows for a generic table."""
-    if not isinstance(value, Mapping):
-        return [("value", value)]
-    rows: list[tuple[str, Any]] = []
-    for key, item in value.items():
-        if isinstance(item, Mapping):
-            rows.extend((f"{key}.{sub}", v) for sub, v in _scalar_rows(item))
-        elif isinstance(item, list) and any(isinstance(v, Mapping) for v in item):
-            for index, entry in enumerate(item):
-                rows.extend((f"{key}[{index}].{sub}", v) for sub, v in _scalar_rows(entry))
-        elif isinstance(item, list):
-            rows.append((str(key), ", ".join(str(v) for v in item)))
-        else:
-            rows.append((str(key), item))
-    return rows
-
-
 def _tiles(
     results: RunResults, inputs: ReportInputs, judges: list[str], models: list[str]
 ) -> list[dict[str, str]]:
@@ -137,6 +145,11 @@ def _tiles(
             "label": "main-arm trials",
             "value": integer(sum(int(v) for v in counts.values())),
             "sub": " · ".join(f"{v} {k}" for k, v in counts.items()),
+        },
+        {
+            "label": "base scenarios",
+            "value": str(_n_bases(results)) if _n_bases(results) else "–",
+            "sub": "the unit every test generalises over",
         },
         {
             "label": "judges",
@@ -174,6 +187,12 @@ def _tiles(
             }
         )
     return tiles
+
+
+def _n_bases(results: RunResults) -> int:
+    if results.design is not None and results.design.n_bases:
+        return int(results.design.n_bases)
+    return int(results.headline.n_bases) if results.headline is not None else 0
 
 
 def _run_warnings(summary: Mapping[str, Any]) -> list[str]:
@@ -265,7 +284,9 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "verdict_label": _VERDICT_LABELS[headline.tone],
         "toc": SECTIONS,
         "alpha": alpha,
-        "warnings": small_n_warnings(results) + _run_warnings(inputs.summary or {}),
+        "warnings": small_n_warnings(results)
+        + _design_warnings(results)
+        + _run_warnings(inputs.summary or {}),
         "tiles": _tiles(results, inputs, judges, models),
         "metrics": [*METRICS, OVERALL],
         "results": results,
@@ -284,9 +305,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "families_line": family_sentence(results.headline) if results.headline else "",
         "effects_shown": forest_rows,
         "effects_max": plots.MAX_FOREST_ROWS,
-        "detected_ids": set(
-            [*results.headline.detected, *results.headline.exploratory] if results.headline else []
-        ),
+        "detected_ids": _called_ids(results),
         "families": results.multiple_comparisons,
         "position_bias": results.position_bias,
         "bradley_terry": results.bradley_terry,
@@ -294,11 +313,12 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "debate": results.debate,
         "has_debate": "debate" in results.model_fields_set,
         "control_note": results.false_positive_note,
-        "control_rows": [
-            (name, _scalar_rows(block.to_json())) for name, block in false_positives.items()
+        "control_blocks": [
+            {"name": name, "block": block} for name, block in false_positives.items()
         ],
         "control_arms": [_arm_summary(name, block) for name, block in results.control_arms.items()],
         "treatments": _treatment_rows(results),
+        "treatment_effects": results.treatment_effects,
         "injection": _injection_rows(results),
         "failures": results.failures,
         "failures_by_identity": results.failures_by_identity,
@@ -337,10 +357,10 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
         "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
         "agreement": bool(context["agreement"] or context["has_debate"]),
         "control-arms": bool(
-            context["control_arms"] or context["control_rows"] or context["control_note"]
+            context["control_arms"] or context["control_blocks"] or context["control_note"]
         ),
         "injection": bool(context["injection"]),
-        "treatments": len(context["treatments"]) > 1,
+        "treatments": len(context["treatments"]) > 1 or bool(context["treatment_effects"]),
         "parse-failures": bool(context["failures"]),
         "cost": context["summary"] is not None,
         "provenance": bool(context["manifest"] or context["experiment_json"]),

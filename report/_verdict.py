@@ -162,9 +162,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def family_sentence(headline: HeadlineBlock) -> str:
-    """'Holm over 4 primary tests; 36 secondary tests with BH, exploratory', or '' for a file
-    written before the headline had one primary family."""
-    if not headline.procedure or headline.tests is None:
+    """'Holm over 4 primary tests; 36 secondary tests with BH, exploratory', or '' when no
+    primary test ran or the file was written before the headline had one primary family."""
+    if not headline.min_bases or not headline.tests:
         return ""
     return (
         f"Holm over {_plural(int(headline.tests), 'primary test')}; "
@@ -174,7 +174,7 @@ def family_sentence(headline: HeadlineBlock) -> str:
 
 def design_limits(headline: HeadlineBlock) -> str:
     """What the design can and cannot show, when it gave no identity verdict."""
-    if not headline.procedure or headline.identity_effect is not None:
+    if not headline.min_bases or headline.identity_effect is not None:
         return ""
     if headline.min_bases and headline.n_bases < headline.min_bases:
         return (
@@ -204,7 +204,7 @@ def _analysis_headline(given: HeadlineBlock, basis: str) -> Headline:
             + ", ".join(given.exploratory)
         )
     details += [f"Skipped: {reason}" for reason in given.skipped]
-    if given.procedure:
+    if given.min_bases:  # written with one primary family (older files have no min_bases)
         called = given.identity_effect
         tone: Tone = "nodata" if called is None else "detected" if called else "clear"
     else:

@@ -17,14 +17,16 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel import analysis
 from fairpanel.analysis import (
     ArmResults,
     DesignBlock,
+    Effect,
     EffectRow,
     RunResults,
     analyze_arm,
     control_false_positives,
+    correct_effects,
+    treatment_interactions,
 )
 from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames
 from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
@@ -62,15 +64,17 @@ def _n_bases(frames: RunFrames) -> int:
 
 
 def _treatment_effects(main: RunFrames, treatments: list[str]) -> list[EffectRow]:
-    """Each further treatment's interactions with the label contrasts, against the baseline."""
+    """Each further treatment's interactions with the primary label contrasts, against the
+    baseline; with several treatments, Holm runs again over all of them (one family a run)."""
     baseline = main.where(treatment=treatments[0])
-    rows: list[EffectRow] = []
+    effects: list[Effect] = []
     for name in treatments[1:]:
-        effects = analysis.treatment_interactions(
+        effects += treatment_interactions(
             baseline, main.where(treatment=name), treatment=name, alpha=ALPHA, confidence=CONFIDENCE
         )
-        rows += [EffectRow.model_validate(effect.to_dict()) for effect in effects]
-    return rows
+    if len(treatments) > 2:
+        effects, _ = correct_effects(effects, ALPHA)
+    return [EffectRow.model_validate(effect.to_dict()) for effect in effects]
 
 
 def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:

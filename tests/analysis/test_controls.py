@@ -91,7 +91,7 @@ def test_pseudo_swaps_match_a_hand_computed_cluster_t() -> None:
         assert row["estimate"] == pytest.approx(estimate)
         assert row["ci_low"] == pytest.approx(low) and row["ci_high"] == pytest.approx(high)
         assert row["p_value"] == pytest.approx(p_value)
-        assert row["n_clusters"] == 8 and row["n"] == 16
+        assert row["n_clusters"] == 8 and row["n"] == 32  # 8 bases x 2 scenarios x 2 orders
         assert row["rejected"] == (p_value < 0.05)
     # The planted label dependence (Asian's front answer wins far more) is found.
     assert rows["Asian vs Black"]["rejected"] and rows["Asian vs Black"]["estimate"] > 0
