@@ -475,3 +475,39 @@ def test_results_json_is_the_dump_of_the_typed_results(run_dir: Path) -> None:
     assert typed.design is not None and typed.control_arms
     rewritten = json.dumps(typed.to_json(), indent=2, allow_nan=False) + "\n"
     assert rewritten == path.read_text(encoding="utf-8")
+
+
+def test_the_run_wires_interactions_controls_and_design(run_dir: Path) -> None:
+    # Two treatments: the debias treatment's interactions with the baseline's primary contrasts
+    # are in results.json, as treatment_interactions computes them from the same frames.
+    from fairpanel.analysis import treatment_interactions
+    from fairpanel.judging import Store, load_frames
+
+    results = read_json(run_dir / "results.json")
+    store = Store(run_dir / "fairpanel.sqlite")
+    try:
+        main = load_frames(store).where(arm="main")
+    finally:
+        store.close()
+    expected = treatment_interactions(
+        main.where(treatment="baseline"), main.where(treatment="debias"), treatment="debias"
+    )
+    assert results["treatment_effects"] == [json.loads(json.dumps(e.to_dict())) for e in expected]
+    assert expected and all(e["role"] == "interaction" for e in results["treatment_effects"])
+    # Each control arm's block is that arm's own headline, not a recomputation.
+    for arm, block in results["control_false_positives"].items():
+        if arm == "note":
+            continue
+        own = results["control_arms"][arm]["headline"]
+        assert block["verdict"] == own["verdict"] and block["position"] == own["position"]
+        assert block["identity_effect"] == own["identity_effect"]
+        assert block["primary_tests"] == own["tests"]
+    # Two base scenarios: no verdict, and the report and terminal say what the design can show.
+    assert results["design"]["n_bases"] == 2 == results["headline"]["n_bases"]
+    assert results["headline"]["identity_effect"] is None
+    text = _parse((run_dir / "report.html").read_text(encoding="utf-8")).visible_text
+    limits = "2 base scenarios: effects are estimated but not tested; 5 are needed"
+    assert limits in text and "Treatment x label interactions" in text
+    printed = Cli()("report", str(run_dir))
+    assert printed.exit_code == 0 and limits in re.sub(r"\s+", " ", printed.output)
+    assert "Treatment x label interactions" in printed.output
