@@ -20,6 +20,7 @@ from fairpanel.analysis._frames import (
     BASE_ID,
     PROTOCOL,
     ROUND_KIND,
+    TRIAL_KEY,
     TURN_COLUMNS,
     VERDICT_COLUMNS,
     jsonable,
@@ -66,6 +67,9 @@ def verdict_statistics(
         scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
     )
     panel = panel_scores(scores, consensus, round_kind)
+    if consensus is not None and not consensus.empty:
+        # Judges' own rows only from trials the panel finished (audit D3).
+        judges = judges.loc[judges[TRIAL_KEY].isin(consensus[TRIAL_KEY])]
     skipped: list[str] = []
     effects = single_score_effects(panel, judges, confidence=confidence, skipped=skipped)
     outcomes = pair_outcomes(verdicts, turns)

@@ -44,6 +44,7 @@ from fairpanel.analysis._frames import (
     ROUND_KIND,
     SCENARIO_ID,
     SECOND_IDENTITY,
+    TRIAL_KEY,
     WINNER_POSITION,
     float_or_none,
 )
@@ -77,10 +78,13 @@ def pair_outcomes(verdicts: pd.DataFrame, turns: pd.DataFrame | None = None) -> 
     """
     parts = [with_design_columns(verdicts).assign(**{JUDGE: None})]
     if turns is not None and all(col in turns.columns for col in _JUDGE_TURN_COLUMNS):
+        # Only trials the panel finished: a judge's verdict in a trial that failed later (a
+        # moderator that never answered) is not part of the analysed design.
         mine = turns.loc[
             (turns[PROTOCOL] == "pair")
             & (turns[ROUND_KIND] == "final")
             & turns[PARSE_OK].astype(bool)
+            & turns[TRIAL_KEY].isin(verdicts[TRIAL_KEY])
         ]
         parts.append(with_design_columns(mine.loc[mine[WINNER_POSITION].notna()]))
     kept = [p.loc[:, OUTCOME_COLUMNS] for p in parts if not p.empty]

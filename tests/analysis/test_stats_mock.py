@@ -82,7 +82,7 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     # The mock hands 30% of verdicts to the front answer: position bias, not identity, and
     # its own line.
     position = results["position_bias"]
-    assert position["first_position_win_rate"] > 0.55 and position["p_value"] < 0.01
+    assert position["first_position_win_rate"] > 0.55 and position["p_value"] < 0.05
     assert position["called"] is True and headline["position_bias"] is True
     assert headline["position"].startswith("Position bias") and "Position" not in (
         headline["verdict"]
