@@ -28,7 +28,7 @@ from fairpanel.analysis import (
     correct_effects,
     treatment_interactions,
 )
-from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames
+from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames, response_warnings
 from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json
 
@@ -84,6 +84,7 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     try:
         frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
+        warnings = response_warnings(store)
     finally:
         store.close()
     treatments = _treatment_order(run_dir, frames.values("treatment"))
@@ -99,6 +100,8 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
             treatments=treatments,
             signals=frames.values("signal"),
             n_bases=_n_bases(main),
+            duplicates_dropped=len(frames.duplicate_trials),
+            warnings=warnings,
             note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
         ),
         by_treatment={name: _analyze(main.where(treatment=name)) for name in treatments[1:]},
