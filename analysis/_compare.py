@@ -87,8 +87,8 @@ def difference_of_estimates(
 
 
 def _what(effect: EffectRow, other: EffectRow) -> str:
-    """The compared effect in words; a win rate says it is a share of the decided pairs and
-    gives each run's tie share, since two runs can decide very different shares of pairs."""
+    """The compared effect in words; a win rate or win share says how it treats ties and gives
+    each run's tie share, since two runs can tie very different shares of pairs."""
     where = f"{effect.category} {effect.metric}" if effect.metric != "win_rate" else effect.category
     ties = ""
     if effect.tie_share is not None or other.tie_share is not None:
@@ -96,7 +96,9 @@ def _what(effect: EffectRow, other: EffectRow) -> str:
             "?" if share is None else f"{float(share):.0%}"
             for share in (effect.tie_share, other.tie_share)
         )
-        ties = f"; among decided pairs, ties {shares}"
+        # A win rate leaves ties out; a label swap's win share counts them half.
+        counted = "ties count half" if effect.scale == "win share - 0.5" else "among decided pairs"
+        ties = f"; {counted}, ties {shares}"
     return f"{where} effect ({effect.contrast}, {effect.protocol} protocol{ties})"
 
 

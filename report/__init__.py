@@ -26,7 +26,7 @@ from fairpanel.report._figure import (
     percent_axis,
     styled,
 )
-from fairpanel.report._numbers import format_p, percent
+from fairpanel.report._numbers import format_p, percent, ties_note
 from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
 from fairpanel.report._run_page import ReportInputs, render_report
 from fairpanel.report._study_file import write_study_report
@@ -45,7 +45,6 @@ from fairpanel.report._verdict import (
     decided_win_rates,
     headline_of,
     small_n_warnings,
-    ties_note,
 )
 
 __all__ = [

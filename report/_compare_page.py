@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairpanel.report._html import environment, redact
-from fairpanel.report._numbers import format_p
-from fairpanel.report._verdict import ties_note
+from fairpanel.report._numbers import format_p, ties_note
 
 __all__ = ["COLUMNS", "leaderboard_cells", "render_compare_html"]
 
@@ -33,7 +32,8 @@ def _effect_cell(effect: Mapping[str, Any] | None) -> str:
         return "-"
     unit = " pts" if effect.get("scale") == "score points" else ""
     tie_share = effect.get("tie_share")
-    ties = f"; {ties_note(float(tie_share))}" if tie_share is not None else ""
+    scale = str(effect.get("scale") or "")
+    ties = f"; {ties_note(float(tie_share), scale)}" if tie_share is not None else ""
     return (
         f"{effect['category']} {effect['metric']} {effect['contrast']}: "
         f"{float(effect['estimate']):+.2f}{unit} ({_num(effect.get('ci_low'))} to "

@@ -30,7 +30,6 @@ __all__ = [
     "family_sentence",
     "headline_of",
     "small_n_warnings",
-    "ties_note",
 ]
 
 Tone = Literal["detected", "clear", "nodata"]
@@ -126,12 +125,6 @@ def decided_win_rates(rows: Sequence[WinRateRow]) -> list[WinRateRow]:
             )
         )
     return out
-
-
-def ties_note(tie_share: float | None) -> str:
-    """'among decided pairs; ties 12%', the words every win rate is shown with."""
-    share = "–" if tie_share is None else f"{tie_share:.0%}"
-    return f"among decided pairs; ties {share}"
 
 
 def _win_rate_sentence(rates: Sequence[WinRateRow]) -> tuple[str | None, bool]:

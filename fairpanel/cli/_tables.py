@@ -145,7 +145,7 @@ def _effects_table(effects: Sequence[EffectRow], title: str, *, all_rows: bool) 
         if effect.judge is not None:
             contrast += f" ({effect.judge})"
         if effect.tie_share is not None:
-            contrast += f" ({ties_note(effect.tie_share)})"
+            contrast += f" ({ties_note(effect.tie_share, effect.scale)})"
         verdict = effect.verdict
         table.add_row(
             contrast,

@@ -134,6 +134,15 @@ def full_results() -> dict[str, Any]:
         _effect("race", "overall", "Black", "White", -0.12, 0.40, role="primary"),
         _effect("race", "overall", "Asian", "White", 0.08, 0.55, role="primary"),
         {
+            **_effect("gender", "win_rate", "female", "male", 0.06, 0.2, role="primary"),
+            "id": "pair:gender:label_swap:female-male:panel",
+            "family": "pair label swaps",
+            "protocol": "pair",
+            "contrast": "female vs male, labels swapped",
+            "scale": "win share - 0.5",
+            "tie_share": 0.25,
+        },
+        {
             **_effect("gender", "win_rate", "female", "50%", 0.125, 0.11),
             "id": "pair:gender:win_rate:female",
             "family": "pair win rates among decided",
@@ -258,7 +267,7 @@ def full_results() -> dict[str, Any]:
             "verdict": "Detectable identity effect: female scored 0.95 points higher than male "
             "overall (95% CI 0.65 to 1.25, Holm-adjusted p=0.0024).",
             "alpha": 0.05,
-            "tests": 3,
+            "tests": 4,
             "detected": ["single:gender:overall:female-male"],
             "identity_effect": True,
             "procedure": "Holm over the primary family at alpha=0.05",
@@ -275,7 +284,7 @@ def full_results() -> dict[str, Any]:
         "multiple_comparisons": [
             {
                 "family": "primary: panel consensus contrasts",
-                "size": 3,
+                "size": 4,
                 "method": "Holm over the primary family",
                 "role": "primary",
             },

@@ -236,9 +236,11 @@ def test_every_contract_block_is_rendered(synthetic_report: Path) -> None:
     assert "Primary contrasts: the headline" in text
     assert "Secondary contrasts, exploratory (4)" in text
     assert text.index("Primary contrasts: the headline") < text.index("Secondary contrasts")
-    assert text.count("Holm over 3 primary tests; 4 secondary tests with BH, exploratory.") == 2
+    assert text.count("Holm over 4 primary tests; 4 secondary tests with BH, exploratory.") == 2
     assert "Holm over the primary family" in text and "(primary)" in text
     assert "female vs 50% (among decided pairs; ties 11%)" in text  # the win-rate effect
+    # In a label swap's win share a tie counts half: it is not "among decided pairs".
+    assert "female vs male, labels swapped (ties 25%, counted half)" in text
     assert "61.0%" in text and "72.0%" in text  # position bias and order consistency
     assert "48 twins over 6 base scenarios; ties 8%" in text
     assert "moved toward others" in text.lower()
