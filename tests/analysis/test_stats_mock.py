@@ -84,9 +84,8 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     position = results["position_bias"]
     assert position["first_position_win_rate"] > 0.55 and position["p_value"] < 0.05
     assert position["called"] is True and headline["position_bias"] is True
-    assert headline["position"].startswith("Position bias") and "Position" not in (
-        headline["verdict"]
-    )
+    assert headline["position"].startswith("Position bias")
+    assert "Position" not in headline["verdict"]
     (gender,) = results["bradley_terry"]
     assert gender["position"]["ci_low"] > 0
     # Controls: the same position bias shows where no label differs.
