@@ -183,7 +183,7 @@ def _describe(effect: Effect) -> str:
     interval = f"{effect.confidence:.0%} CI"
     p_text = f"Holm-adjusted p={effect.p_holm:.2g}" if effect.p_holm is not None else ""
     estimate, low, high = effect.estimate or 0.0, effect.ci_low, effect.ci_high
-    favoured, other = effect.identity, effect.versus
+    favoured, other = effect.identity, effect.versus or "50%"
     if estimate < 0:
         favoured, other = other, favoured
         estimate = -estimate

@@ -31,6 +31,12 @@ import numpy.typing as npt
 import pandas as pd
 
 from fairpanel.judging.engine import RunFrames
+from fairpanel.judging.engine._frames import (
+    _CONSENSUS_COLUMNS,
+    _SCORE_COLUMNS,
+    _TURN_COLUMNS,
+    _VERDICT_COLUMNS,
+)
 from fairpanel.judging.experiment import TrialSpec
 
 __all__ = ["PanelModel", "TrialTable", "model_frames", "trial_table"]
@@ -237,7 +243,7 @@ def _score_frame(table: TrialTable, scores: FloatArray) -> pd.DataFrame:
     rows["metric"] = np.tile(METRICS, n_show * n_judges)
     rows["score"] = scores.reshape(-1)
     rows["trial_status"] = "ok"
-    return rows
+    return rows.loc[:, _SCORE_COLUMNS]
 
 
 def _consensus_frame(table: TrialTable, scores: FloatArray) -> pd.DataFrame:
@@ -247,7 +253,7 @@ def _consensus_frame(table: TrialTable, scores: FloatArray) -> pd.DataFrame:
     rows["consensus_method"] = "mean"
     rows["metric"] = np.tile(METRICS, n_show)
     rows["score"] = scores.mean(axis=1).reshape(-1)
-    return rows
+    return rows.loc[:, _CONSENSUS_COLUMNS]
 
 
 def _majority(winners: FloatArray) -> FloatArray:
@@ -278,7 +284,7 @@ def _verdict_frame(table: TrialTable, pairs: IntArray, winners: FloatArray) -> p
             majority, frame["first_identity"], frame["second_identity"], strict=True
         )
     ]
-    return frame
+    return frame.loc[:, _VERDICT_COLUMNS]
 
 
 def _turn_frame(table: TrialTable, pairs: IntArray, winners: FloatArray) -> pd.DataFrame:
@@ -297,4 +303,5 @@ def _turn_frame(table: TrialTable, pairs: IntArray, winners: FloatArray) -> pd.D
         position[pairs] = winners
     rows["winner_position"] = position.reshape(-1)
     rows["trial_status"] = "ok"
-    return rows
+    rows["call_keys"] = [()] * len(rows)
+    return rows.loc[:, _TURN_COLUMNS]
