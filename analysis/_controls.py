@@ -37,6 +37,7 @@ from fairpanel.analysis._frames import (
     jsonable,
 )
 from fairpanel.analysis._paired import OPTIONAL_DESIGN, with_design_columns
+from fairpanel.analysis._result_rows import HeadlineBlock
 from fairpanel.analysis._results import ArmResults
 
 __all__ = ["CONTROL_NOTE", "control_false_positives", "same_label_swap_tests"]
@@ -130,23 +131,11 @@ def same_label_swap_tests(
 
 
 def _arm_block(results: ArmResults) -> dict[str, Any]:
-    """An arm's own headline, as the main arm's is read."""
-    headline = results.headline
-    pair = int(results.n_trials.get("pair", 0))
-    if headline is None:
-        return {
-            "n_trials": sum(int(v) for v in results.n_trials.values()),
-            "n_verdicts": pair,
-            "identity_effect": None,
-            "verdict": "",
-            "position_bias": None,
-            "position": "",
-            "primary_tests": 0,
-            "detected": [],
-        }
+    """An arm's own headline, as the main arm's is read (an arm without one reads as untested)."""
+    headline = results.headline or HeadlineBlock()
     return {
         "n_trials": sum(int(v) for v in results.n_trials.values()),
-        "n_verdicts": pair,
+        "n_verdicts": int(results.n_trials.get("pair", 0)),
         "identity_effect": headline.identity_effect,
         "verdict": headline.verdict,
         "position_bias": headline.position_bias,
