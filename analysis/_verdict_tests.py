@@ -296,7 +296,13 @@ def cmh_effect(
     tables = list(stratified_tables(rows, identity, versus).values())
     estimate = low = high = p_value = None
     corrected = False
-    reason = too_few_bases(len(tables)) if len(tables) < MIN_BASES else None
+    reason = (
+        "no decided strata"
+        if not tables
+        else too_few_bases(len(tables))
+        if len(tables) < MIN_BASES
+        else None
+    )
     if tables:
         estimate, low, high, corrected = _pooled_log_odds(tables, confidence)
     if tables and reason is None:
@@ -336,7 +342,7 @@ def cmh_effect(
             "one arrangement only left out; the p-value treats verdicts within a scenario as "
             f"independent and does not generalise over scenarios{haldane}"
         ),
-        verdict=NO_DIFFERENCE if p_value is not None else untested(reason or "no decided strata"),
+        verdict=NO_DIFFERENCE if p_value is not None else untested(reason),
         role=SECONDARY,
     )
 

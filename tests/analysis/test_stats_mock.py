@@ -90,7 +90,7 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     assert gender["position"]["ci_low"] > 0
     # Controls: the same position bias shows where no label differs.
     controls = results["control_false_positives"]
-    assert controls["same_label"]["position_bias"]["first_position_win_rate"] > 0.55
+    assert controls["same_label"]["position_bias"] is True
     assert controls["placebo"]["n_verdicts"] == 30 * 4  # two neutral codes, both orders
     # The placebo's two neutral codes run through the full headline rule: no identity effect
     # (nothing is planted on them), but the same position bias.

@@ -23,7 +23,8 @@ from fairpanel.analysis import (
     pair_verdict_effects,
     position_bias,
 )
-from fairpanel.analysis._position import order_twins, same_label_swap_tests
+from fairpanel.analysis._controls import same_label_swap_tests
+from fairpanel.analysis._position import order_twins
 from fairpanel.analysis._verdict_tests import cmh_effect, swap_effect, win_rate_effect
 
 RACE = ("Asian", "Black", "Hispanic", "White")
