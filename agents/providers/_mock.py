@@ -21,6 +21,7 @@ real judges' are while every answer stays a pure function of the request.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -151,9 +152,8 @@ def _score(
     base = bias.base_score + _pick(3, "content", text, metric) - 1
     noise = _pick(2 * bias.noise + 1, "noise", prompt, candidate_id, metric) - bias.noise
     shift = 0.0
-    for label, shifts in bias.score_shift.items():
-        if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE):
-            shift += shifts.get(metric, 0.0)
+    for label in _labels_in(author, tuple(bias.score_shift)):
+        shift += bias.score_shift[label].get(metric, 0.0)
     if bias.dither and shift:
         whole = math.floor(shift)
         shift = whole + float(_unit("dither", prompt, candidate_id, metric) < shift - whole)
@@ -166,6 +166,18 @@ def _score(
     return max(0, min(10, math.floor(score + 0.5)))
 
 
+@functools.lru_cache(maxsize=65536)
+def _labels_in(author: str, labels: tuple[str, ...]) -> tuple[str, ...]:
+    """The planted labels found in ``author`` (each as a whole word, case-insensitively).
+
+    Cached: a design has a few dozen author lines and one set of labels, while a simulated run
+    scores each of them thousands of times against every label."""
+    return tuple(
+        label for label in labels if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
 def _without_injection(text: str) -> tuple[str, bool]:
     """``text`` with any line that addresses the judges removed, and whether there was one."""
     if not _INJECTION_ANYWHERE.search(text):

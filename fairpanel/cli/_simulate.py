@@ -17,7 +17,13 @@ from fairpanel.analysis import METRICS, OVERALL, TARGET_POWER
 from fairpanel.cli._console import bad_input, console, problems_exit, stage_progress
 from fairpanel.inputs import InputFileError
 from fairpanel.judging import load_experiment, parse_numbers, sizes_ok
-from fairpanel.judging.simulate import SimulationSettings, run_simulation, write_simulation
+from fairpanel.judging.simulate import (
+    DEFAULT_EFFECTS,
+    JudgeEffects,
+    SimulationSettings,
+    run_simulation,
+    write_simulation,
+)
 
 __all__ = ["simulate_command"]
 
@@ -74,7 +80,7 @@ def simulate_command(
     sizes: Annotated[
         str, typer.Option(help="Planted shifts in score points, comma-separated; 0 = none")
     ] = "0,0.25,0.5,1.0",
-    reps: Annotated[int, typer.Option(min=1, help="Simulated runs per size")] = 20,
+    reps: Annotated[int, typer.Option(min=1, help="Simulated runs per size")] = 200,
     alpha: Annotated[float, typer.Option(help="Significance level of the tests")] = 0.05,
     scales: Annotated[
         str,
@@ -84,6 +90,36 @@ def simulate_command(
         str, typer.Option(help="Metric the shift goes to; overall shifts all four")
     ] = OVERALL,
     seed: Annotated[int, typer.Option(help="Seed of the simulated noise")] = 0,
+    first_position: Annotated[
+        float,
+        typer.Option(
+            min=-1.0,
+            max=1.0,
+            help="Planted first-position share of pair verdicts (negative: second position)",
+        ),
+    ] = 0.0,
+    label_base_sd: Annotated[
+        float,
+        typer.Option(min=0.0, help="SD (points) of each identity's preference per base scenario"),
+    ] = DEFAULT_EFFECTS.label_base_sd,
+    position_base_sd: Annotated[
+        float,
+        typer.Option(min=0.0, help="SD of the first-position share per base scenario"),
+    ] = DEFAULT_EFFECTS.position_base_sd,
+    leniency_sd: Annotated[
+        float, typer.Option(min=0.0, max=5.0, help="SD (points) of each judge's leniency")
+    ] = DEFAULT_EFFECTS.judge_leniency_sd,
+    halo_sd: Annotated[
+        float,
+        typer.Option(min=0.0, max=5.0, help="SD (points) of a judgment's shift on all metrics"),
+    ] = DEFAULT_EFFECTS.halo_sd,
+    trial_noise_sd: Annotated[
+        float,
+        typer.Option(min=0.0, max=5.0, help="SD (points) of noise all judges of a trial share"),
+    ] = DEFAULT_EFFECTS.trial_noise_sd,
+    noise: Annotated[
+        int, typer.Option(min=0, max=5, help="Uniform integer noise per score, +-this")
+    ] = 1,
     jobs: Annotated[int, typer.Option(min=1, help="Worker processes")] = 2,
     max_trials: Annotated[
         int, typer.Option(min=1, help="Leave out design sizes with more trials per run")
@@ -118,6 +154,15 @@ def simulate_command(
         seed=seed,
         scales=multiples,
         metric=metric,
+        noise=noise,
+        first_position_bias=first_position,
+        effects=JudgeEffects(
+            label_base_sd=label_base_sd,
+            position_base_sd=position_base_sd,
+            judge_leniency_sd=leniency_sd,
+            halo_sd=halo_sd,
+            trial_noise_sd=trial_noise_sd,
+        ),
         jobs=jobs,
         max_trials=max_trials,
         n_boot=n_boot,

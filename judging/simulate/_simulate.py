@@ -30,13 +30,16 @@ from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import (
     DesignScale,
+    JudgeEffects,
     PreparedDesign,
     Target,
     design_scales,
+    identity_cues,
     mock_config,
     planted_bias,
     prepare_design,
     scaled,
+    scenario_biases,
     simulate_frames,
     targets_of,
     trial_keys,
@@ -56,17 +59,33 @@ SIMULATE_FILE = "simulate.json"
 ProgressHook = Callable[[int, int], None]
 
 
+DEFAULT_EFFECTS = JudgeEffects(
+    label_base_sd=0.35,
+    position_base_sd=0.15,
+    judge_leniency_sd=0.5,
+    halo_sd=1.0,
+    trial_noise_sd=0.5,
+)
+"""Judges harder than the mock alone: preferences that vary by base scenario around zero (a third
+of a point per identity, a first-position share of +-0.15, about the spread the issue's outside
+judge had), judges that differ in leniency, a halo that correlates the four metrics of a judgment
+(about 0.5 with the default noise of +-1), and noise all judges of a trial share."""
+
+
 @dataclass(frozen=True)
 class SimulationSettings:
     sizes: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0)
-    reps: int = 20
+    reps: int = 200
     alpha: float = 0.05
     seed: int = 0
     scales: tuple[float, ...] = (0.5, 1.0, 2.0)
     metric: str = OVERALL
     """The metric the planted shift goes to; ``overall`` shifts all four."""
-    noise: int = 2
+    noise: int = 1
+    """The mock's uniform integer noise per score, +-noise (independent per metric and judge)."""
     first_position_bias: float = 0.0
+    """The planted first-position share (signed; negative favours the second position)."""
+    effects: JudgeEffects = DEFAULT_EFFECTS
     max_trials: int = 1000
     jobs: int = 2
     n_boot: int = 1000
@@ -97,6 +116,8 @@ class _Task:
     scales: list[tuple[str, list[str]]]
     targets: dict[str, tuple[str, str]]
     cues: list[tuple[str, str, str, tuple[str, ...]]]
+    identities: dict[str, tuple[str, ...]]
+    bases: list[str]
     size: float
     rep: int
     settings: SimulationSettings
@@ -118,8 +139,10 @@ def _one_repetition(task: _Task) -> list[dict[str, Any]]:
         seed=settings.seed * 1_000_003 + task.rep + 1,
         noise=settings.noise,
         first_position_bias=settings.first_position_bias,
+        effects=settings.effects,
     )
-    frames = simulate_frames(_prepared(json.dumps(task.config, sort_keys=True)), bias)
+    biases = scenario_biases(bias, task.bases, task.identities, settings.effects)
+    frames = simulate_frames(_prepared(json.dumps(task.config, sort_keys=True)), biases)
     rows = []
     for name, keys in task.scales:
         part = _subset(frames, set(keys))
@@ -188,6 +211,8 @@ def run_simulation(
             scales=scale_keys,
             targets={t.category: (t.planted, t.reference) for t in targets},
             cues=[(t.category, t.planted, t.reference, t.cues) for t in targets],
+            identities=identity_cues(design),
+            bases=sorted({scenario.base_id for scenario in design.scenarios}),
             size=size,
             rep=rep,
             settings=settings,

@@ -12,7 +12,12 @@ from conftest import Cli, read_json
 from scipy.stats import binomtest
 
 from fairpanel.judging import load_experiment
-from fairpanel.judging.simulate import SimulationSettings, recommendations, run_simulation
+from fairpanel.judging.simulate import (
+    JudgeEffects,
+    SimulationSettings,
+    recommendations,
+    run_simulation,
+)
 
 # The models named here would need a key and a network; simulate must never touch them.
 DESIGN = """\
@@ -45,7 +50,14 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     config = root / "experiment.yaml"
     config.write_text(DESIGN, encoding="utf-8")
     settings = SimulationSettings(
-        sizes=(0.0, 0.5, 2.0), reps=20, scales=(1.0,), jobs=2, n_boot=200, seed=3
+        sizes=(0.0, 0.5, 2.0),
+        reps=20,
+        scales=(1.0,),
+        jobs=2,
+        n_boot=200,
+        seed=3,
+        noise=2,
+        effects=JudgeEffects(),
     )
     with pytest.MonkeyPatch.context() as patch:
 
