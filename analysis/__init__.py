@@ -11,6 +11,7 @@ from fairpanel.analysis._agreement import agreement, conformity, debate_shift, k
 from fairpanel.analysis._bradley_terry import bradley_terry
 from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
+from fairpanel.analysis._cluster import MIN_BASES, ClusterTest, cluster_mean_test
 from fairpanel.analysis._compare import compare_runs
 from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
 from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
@@ -34,6 +35,7 @@ from fairpanel.analysis._injection import (
     injection_shifts,
     moved_by_injection,
 )
+from fairpanel.analysis._interactions import treatment_interactions
 from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
@@ -70,7 +72,7 @@ from fairpanel.analysis._results import (
     RunResults,
 )
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
-from fairpanel.analysis._statistics import design_statistics
+from fairpanel.analysis._statistics import design_statistics, verdict_statistics
 from fairpanel.analysis._summary import analyze, analyze_arm
 from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
@@ -80,6 +82,7 @@ __all__ = [
     "INJECTION_COLUMNS",
     "METRIC",
     "METRICS",
+    "MIN_BASES",
     "MIN_INTERVAL_N",
     "OVERALL",
     "PROTOCOLS",
@@ -97,6 +100,7 @@ __all__ = [
     "BradleyTerryTerm",
     "ChiSquareResult",
     "ChiSquareRow",
+    "ClusterTest",
     "ConformityRow",
     "ControlFalsePositives",
     "DebateBlock",
@@ -132,6 +136,7 @@ __all__ = [
     "bradley_terry",
     "calibration_tables",
     "chi_square_tests",
+    "cluster_mean_test",
     "cohen_h",
     "compare_runs",
     "conformity",
@@ -157,6 +162,8 @@ __all__ = [
     "position_bias",
     "score_difference_matrix",
     "single_score_effects",
+    "treatment_interactions",
+    "verdict_statistics",
     "wilson_interval",
     "win_rates",
 ]

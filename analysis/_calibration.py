@@ -27,9 +27,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from fairpanel.analysis._effects import NO_DIFFERENCE, Effect, correct_effects
 from fairpanel.analysis._frames import OVERALL, PROTOCOL, ROUND_KIND, jsonable
-from fairpanel.analysis._paired import single_score_effects, with_design_columns
+from fairpanel.analysis._paired import panel_scores, single_score_effects, with_design_columns
 from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
-from fairpanel.analysis._statistics import _panel_scores
 from fairpanel.analysis._verdict_tests import pair_outcomes, pair_verdict_effects
 
 __all__ = [
@@ -96,9 +95,9 @@ def identity_test_outcomes(
     judges = with_design_columns(
         scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == "final")]
     )
-    panel = _panel_scores(scores, consensus, "final")
-    effects = single_score_effects(panel, judges, seed=seed, n_boot=n_boot)
-    effects += pair_verdict_effects(pair_outcomes(verdicts, turns), seed=seed, n_boot=n_boot)
+    panel = panel_scores(scores, consensus, "final")
+    effects = single_score_effects(panel, judges)
+    effects += pair_verdict_effects(pair_outcomes(verdicts, turns))
     effects, _families = correct_effects(effects, alpha)
     signs = {}
     for effect in effects:

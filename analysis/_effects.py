@@ -1,24 +1,40 @@
-"""One row per tested contrast, corrected for multiplicity, with a verdict a reader can act on.
+"""One row per tested contrast, corrected for multiplicity, and the run's verdict.
 
-Every test in a family is corrected together (Holm for the family-wise error rate, Benjamini-
-Hochberg for the false discovery rate, both from statsmodels). A contrast is called only when
-its Holm-adjusted p-value is below alpha *and* its interval excludes zero; otherwise the row says
-"no detectable difference", which is not a claim that the labels are treated alike, only that
-this run cannot tell them apart.
+The headline answers one question: does the panel treat the labels of a category differently?
+Its evidence is the *primary* family, the panel-level contrasts (the consensus scores' paired
+difference and the consensus verdicts' label-swap contrast, one of each per label pair and
+category), corrected together by Holm, so the chance that a run with no bias reports one is at
+most alpha however many categories and labels it has. Everything else (per metric, per judge,
+win rates, CMH) is *secondary*: corrected together by Benjamini-Hochberg, shown as exploratory,
+and never able to change the verdict. Treatment x label interactions are a third family, Holm
+within it. A row that is not tested (too few base scenarios, no matched units) says why.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from fairpanel.analysis._cluster import MIN_BASES
 from fairpanel.analysis._multitest import benjamini_hochberg, holm
 
 NO_DIFFERENCE = "no detectable difference"
+NOT_TESTED = "not tested"
+EXPLORATORY = "exploratory"
 PANEL = "panel consensus"
+PRIMARY = "primary"
+SECONDARY = "secondary"
+INTERACTION = "interaction"
+ROLES: tuple[str, ...] = (PRIMARY, SECONDARY, INTERACTION)
+FAMILY_NAMES = {
+    PRIMARY: "primary: panel-level identity contrasts",
+    SECONDARY: "secondary: per-metric, per-judge, win-rate and CMH contrasts (exploratory)",
+    INTERACTION: "treatment x label interactions",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +43,10 @@ class Effect:
 
     ``estimate``, ``ci_low`` and ``ci_high`` are in ``scale`` units, where zero means no
     effect. ``identity`` is the label the sign refers to (positive favours it); ``versus`` is
-    the other label, or ``None`` for a test against 50%. ``p_holm``, ``p_bh`` and ``verdict``
-    are filled in by ``correct_effects``.
+    the other label, or ``None`` for a test against 50%. ``family`` names the kind of test;
+    ``role`` the correction family it belongs to (``primary``, ``secondary`` or
+    ``interaction``). ``p_holm``, ``p_bh`` and ``verdict`` are filled in by
+    ``correct_effects``; a row built without a p-value carries its reason in ``verdict``.
     """
 
     id: str
@@ -54,6 +72,8 @@ class Effect:
     p_holm: float | None = None
     p_bh: float | None = None
     verdict: str = NO_DIFFERENCE
+    role: str = SECONDARY
+    tie_share: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for JSON reports."""
@@ -67,6 +87,7 @@ class Family:
     family: str
     size: int
     method: str
+    role: str = SECONDARY
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for JSON reports."""
@@ -80,30 +101,56 @@ def cohen_h(rate: float | None) -> float | None:
     return 2.0 * math.asin(math.sqrt(rate)) - math.pi / 2.0
 
 
-def _verdict(effect: Effect, alpha: float) -> str:
-    if effect.p_holm is None or effect.p_holm >= alpha:
-        return NO_DIFFERENCE
-    if effect.ci_low is None or effect.ci_high is None or effect.ci_low <= 0.0 <= effect.ci_high:
-        return NO_DIFFERENCE
-    positive = effect.ci_low > 0.0
+def untested(reason: str | None) -> str:
+    """The verdict of a row without a p-value."""
+    return f"{NOT_TESTED}: {reason or 'no p-value'}"
+
+
+def _direction(effect: Effect) -> str:
+    positive = (effect.estimate or 0.0) > 0.0
     if effect.versus is None:
         return f"{effect.identity} {'favoured' if positive else 'disfavoured'}"
     return f"{effect.identity if positive else effect.versus} favoured"
 
 
-def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], list[Family]]:
-    """Holm and BH adjusted p-values within each family, then each row's verdict.
+def _verdict(effect: Effect, alpha: float) -> str:
+    if effect.p_value is None:
+        return effect.verdict if effect.verdict.startswith(NOT_TESTED) else untested(None)
+    if effect.role == SECONDARY:
+        called = effect.p_bh is not None and effect.p_bh < alpha
+        return f"{EXPLORATORY}: {_direction(effect)}" if called else NO_DIFFERENCE
+    called = effect.p_holm is not None and effect.p_holm < alpha
+    return _direction(effect) if called and effect.estimate else NO_DIFFERENCE
 
-    Rows without a p-value (too little data) are kept, not counted in the family size, and
-    never called.
+
+def _procedure(role: str, size: int, alpha: float) -> str:
+    if role == SECONDARY:
+        return (
+            f"Benjamini-Hochberg over the {size} secondary tests (false discovery rate at "
+            f"{alpha:g}; statsmodels multipletests); a call is exploratory and never changes the "
+            "headline"
+        )
+    what = "primary tests" if role == PRIMARY else "interaction tests"
+    return (
+        f"Holm over all {size} {what} (family-wise error at {alpha:g} for the whole family, "
+        "across categories and labels; statsmodels multipletests); a contrast is called when "
+        f"its Holm-adjusted p < {alpha:g}"
+    )
+
+
+def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], list[Family]]:
+    """Adjusted p-values within each role's family, then each row's verdict.
+
+    Holm and BH are both reported for every tested row; the verdict uses Holm for the primary
+    and interaction families and BH for the secondary one. Rows without a p-value are kept,
+    not counted in a family's size, and never called.
     """
-    by_family: dict[str, list[int]] = {}
-    for index, effect in enumerate(effects):
-        if effect.p_value is not None:
-            by_family.setdefault(effect.family, []).append(index)
     adjusted: dict[int, tuple[float, float]] = {}
     families: list[Family] = []
-    for family, members in by_family.items():
+    for role in ROLES:
+        members = [i for i, e in enumerate(effects) if e.role == role and e.p_value is not None]
+        if not members:
+            continue
         p_values = np.array([effects[i].p_value for i in members], dtype=float)
         for i, p_holm, p_bh in zip(
             members, holm(p_values), benjamini_hochberg(p_values), strict=True
@@ -111,15 +158,10 @@ def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], 
             adjusted[i] = (float(p_holm), float(p_bh))
         families.append(
             Family(
-                family=family,
+                family=FAMILY_NAMES[role],
                 size=len(members),
-                method=(
-                    f"Holm (family-wise error) and Benjamini-Hochberg (false discovery rate) "
-                    f"over the {len(members)} tests of this family "
-                    "(as statsmodels multipletests computes them); a contrast is called when the "
-                    "Holm-adjusted "
-                    f"p < {alpha:g} and its interval excludes zero"
-                ),
+                method=_procedure(role, len(members), alpha),
+                role=role,
             )
         )
     corrected: list[Effect] = []
@@ -147,57 +189,82 @@ def _describe(effect: Effect) -> str:
         return (
             f"{high} scored {abs(estimate):.2f} points higher than {low} on {effect.metric} "
             f"({interval} {effect.ci_low:.2f} to {effect.ci_high:.2f}, {p_text}; {who}, "
-            f"{effect.protocol} protocol)"
-        )
-    if effect.scale == "log odds ratio":
-        return (
-            f"the answer labelled {effect.identity} had {math.exp(estimate):.2f} times the odds "
-            f"of winning against the same answer labelled {effect.versus} "
-            f"(stratified by base scenario, {p_text}; {who})"
-        )
-    if effect.versus is None:
-        return (
-            f"{effect.identity} won {_percent(estimate)} of decided pairs ({interval} "
-            f"{_percent(effect.ci_low)} to {_percent(effect.ci_high)}, {p_text}; {who})"
+            f"{effect.protocol} protocol, {effect.n_clusters} base scenarios)"
         )
     return (
-        f"when the labels on the same answers were swapped, {_percent(estimate)} of the changed "
-        f"outcomes followed {effect.identity} over {effect.versus} ({interval} "
-        f"{_percent(effect.ci_low)} to {_percent(effect.ci_high)}, {p_text}; {who})"
+        f"when the labels on the same answers in the same order were swapped, the answer "
+        f"labelled {effect.identity} won {_percent(estimate)} of the comparisons against the "
+        f"same answer labelled {effect.versus} (ties count half; {interval} "
+        f"{_percent(effect.ci_low)} to {_percent(effect.ci_high)}, {p_text}; {who}, "
+        f"{effect.n_clusters} base scenarios)"
     )
 
 
-def _strength(effect: Effect) -> tuple[int, float, float]:
+def _strength(effect: Effect) -> tuple[float, float]:
+    return (effect.p_holm if effect.p_holm is not None else 1.0, -abs(effect.estimate or 0.0))
+
+
+def _no_verdict(primary: Sequence[Effect], n_bases: int) -> str:
+    if not primary:
+        return "No verdict: no identity contrast could be tested, the run has no paired data."
     return (
-        0 if effect.judge is None else 1,
-        effect.p_holm if effect.p_holm is not None else 1.0,
-        -abs(effect.estimate or 0.0),
+        f"No verdict: {n_bases} base scenario{'' if n_bases == 1 else 's'}, and a verdict "
+        f"must generalise over scenarios (at least {MIN_BASES} are needed). The effects are "
+        "estimated below but not tested; this design can show how this judge treated these "
+        "scenarios, not whether it prefers a label in general."
     )
 
 
-def headline(effects: list[Effect], families: list[Family], alpha: float) -> dict[str, Any]:
-    """The verdict in one sentence, and the ids of every called contrast."""
-    detected = [e for e in effects if e.verdict != NO_DIFFERENCE]
-    tests = sum(f.size for f in families)
-    if tests == 0:
-        sentence = "No verdict: no identity contrast could be tested, the run has no paired data."
-    elif not detected:
-        sentence = (
-            f"No detectable identity effect at alpha={alpha:g} after Holm correction within "
-            f"each family ({tests} tests in {len(families)} "
-            f"{'family' if len(families) == 1 else 'families'})."
-        )
-    else:
-        strongest = min(detected, key=_strength)
-        sentence = f"Detectable identity effect: {_describe(strongest)}."
+def headline(
+    effects: list[Effect],
+    families: list[Family],
+    alpha: float,
+    *,
+    n_bases: int = 0,
+    skipped: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The identity verdict in one sentence, from the primary family alone; the called
+    secondary rows are listed as exploratory. ``position`` and ``position_bias`` are added by
+    the caller, which owns the position test."""
+    primary = [e for e in effects if e.role == PRIMARY]
+    tested = [e for e in primary if e.p_value is not None]
+    detected = [e for e in tested if not e.verdict.startswith((NO_DIFFERENCE, NOT_TESTED))]
+    secondary = next((f for f in families if f.role == SECONDARY), None)
+    exploratory = [e for e in effects if e.role == SECONDARY and e.verdict.startswith(EXPLORATORY)]
+    identity_effect: bool | None
+    if not tested:
+        identity_effect, sentence = None, _no_verdict(primary, n_bases)
+    elif detected:
+        identity_effect = True
+        sentence = f"Detectable identity effect: {_describe(min(detected, key=_strength))}."
         if len(detected) > 1:
-            sentence += (
-                f" {len(detected)} of {tests} tests ({len(families)} families, Holm within "
-                "each) detect an effect."
-            )
+            sentence += f" {len(detected)} of the {len(tested)} primary tests detect an effect."
+    else:
+        identity_effect = False
+        sentence = (
+            f"No detectable identity effect at alpha={alpha:g} (Holm over the {len(tested)} "
+            "primary panel-level tests; p-values generalise over base scenarios). This is not "
+            "proof that the labels are treated alike, only that this run cannot tell them apart."
+        )
+    if exploratory and secondary is not None:
+        sentence += (
+            f" Exploratory: {len(exploratory)} of {secondary.size} secondary tests "
+            "(per metric, per judge; Benjamini-Hochberg) flag a difference; they do not change "
+            "the verdict."
+        )
+    primary_family = next((f for f in families if f.role == PRIMARY), None)
     return {
         "verdict": sentence,
         "alpha": alpha,
-        "tests": tests,
+        "tests": len(tested),
         "detected": [e.id for e in detected],
+        "identity_effect": identity_effect,
+        "procedure": primary_family.method if primary_family else "",
+        "secondary_tests": secondary.size if secondary else 0,
+        "exploratory": [e.id for e in exploratory],
+        "n_bases": n_bases,
+        "min_bases": MIN_BASES,
+        "position": "",
+        "position_bias": None,
+        "skipped": list(skipped),
     }

@@ -2,9 +2,11 @@
 
 The design shows one response to the panel once per identity, with everything else held fixed
 (scenario, response, replicate, treatment, how the label is signalled). So the natural test
-subtracts the two scores of each such unit and asks whether the differences centre on zero
-(Wilcoxon signed-rank). That removes the response's own quality, which a pooled test such as
-MALIBU's chi-square leaves in as noise. Intervals resample base scenarios.
+subtracts the two scores of each such unit. That removes the response's own quality, which a
+pooled test such as MALIBU's chi-square leaves in as noise. The differences are then averaged
+within each base scenario and tested over base scenarios (``_cluster``), so the p-value, like
+the interval, speaks for scenarios like these rather than for these trials. The panel's
+``overall`` difference is the primary contrast; per-metric and per-judge rows are secondary.
 """
 
 from __future__ import annotations
@@ -15,9 +17,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import wilcoxon
 
-from fairpanel.analysis._effects import Effect
+from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
+from fairpanel.analysis._effects import (
+    NO_DIFFERENCE,
+    PRIMARY,
+    SECONDARY,
+    Effect,
+    untested,
+)
 from fairpanel.analysis._frames import (
     BASE_ID,
     CATEGORY,
@@ -26,14 +34,15 @@ from fairpanel.analysis._frames import (
     METRIC,
     METRICS,
     OVERALL,
+    PROTOCOL,
     RESPONSE_INDEX,
     ROUND_KIND,
     SCENARIO_ID,
     SCORE,
     TRIAL_KEY,
     float_or_none,
+    require_columns,
 )
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_mean, seed_for
 
 SINGLE_FAMILY = "single score differences"
 # Columns that, with the scenario and response, identify one showing of a response. Older
@@ -58,6 +67,25 @@ def panel_scores_from_judges(scores: pd.DataFrame) -> pd.DataFrame:
     keys = [TRIAL_KEY, *UNIT, CATEGORY, IDENTITY, "protocol", "position", METRIC]
     final = with_design_columns(final)
     return final.groupby(keys, dropna=False)[SCORE].mean().reset_index()
+
+
+CONSENSUS_COLUMNS: tuple[str, ...] = (
+    "trial_key", "protocol", "base_id", "scenario_id", "category", "identity", "position",
+    "response_index", "metric", "score",
+)  # fmt: skip
+
+
+def panel_scores(
+    scores: pd.DataFrame, consensus: pd.DataFrame | None, round_kind: str
+) -> pd.DataFrame:
+    """Single-protocol panel scores: the stored consensus, or the judges' mean when the caller
+    has none or asks for another round than the final one."""
+    if consensus is not None and not consensus.empty and round_kind == "final":
+        frame = require_columns(consensus, CONSENSUS_COLUMNS, "consensus")
+        frame = with_design_columns(frame.loc[frame[PROTOCOL] == "single"])
+        return frame.assign(**{SCORE: pd.to_numeric(frame[SCORE]).astype(float)})
+    chosen = scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
+    return panel_scores_from_judges(chosen.assign(**{ROUND_KIND: "final"}))
 
 
 def label_columns(frame: pd.DataFrame, category: str, by: Iterable[str] = ()) -> pd.DataFrame:
@@ -128,29 +156,7 @@ def paired_differences(
     return differences_of(label_columns(rows, category, by), identity, versus, metric)
 
 
-# Up to this many non-zero differences without ties the exact null distribution is used.
-EXACT_SIGNED_RANK = 50
-
-
-def signed_rank_p(differences: np.ndarray) -> float | None:
-    """Two-sided Wilcoxon signed-rank p (zeros dropped); 1.0 when every difference is zero.
-
-    Exact for up to 50 distinct non-zero differences; otherwise the normal approximation with
-    the tie correction. (scipy's default would switch to a permutation test when there are ties,
-    which judge scores on a 0-10 scale nearly always have, at a hundred times the cost.)
-    """
-    if differences.size == 0:
-        return None
-    nonzero = differences[differences != 0]
-    if nonzero.size == 0:
-        return 1.0
-    tied = np.unique(np.abs(nonzero)).size < nonzero.size
-    method = "exact" if nonzero.size <= EXACT_SIGNED_RANK and not tied else "approx"
-    result = wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided", method=method)
-    return float(result.pvalue)
-
-
-def _method(judge: str | None, metric: str, interval: str) -> str:
+def _method(judge: str | None, metric: str, test: ClusterTest, confidence: float) -> str:
     source = (
         "the panel's consensus score of each trial"
         if judge is None
@@ -159,9 +165,8 @@ def _method(judge: str | None, metric: str, interval: str) -> str:
     what = "the mean of the four metrics" if metric == OVERALL else metric
     return (
         f"paired differences of {source} ({what}) for the same response shown under the two "
-        "labels (same scenario, response, replicate, treatment and signal); Wilcoxon signed-"
-        "rank test (scipy; zero differences dropped; exact up to 50 untied differences, else "
-        f"normal approximation with tie correction); estimate = mean difference; {interval}"
+        "labels (same scenario, response, replicate, treatment and signal); "
+        f"{test.describe(confidence)}; estimate = mean difference over base scenarios"
     )
 
 
@@ -173,21 +178,13 @@ def _effect(
     metric: str,
     judge: str | None,
     confidence: float,
-    seed: int,
-    n_boot: int,
 ) -> Effect:
     identity, versus = pair
     who = "panel" if judge is None else judge
-    effect_id = f"single:{category}:{metric}:{identity}-{versus}:{who}"
-    interval = bootstrap_mean(
-        values,
-        clusters,
-        seed=seed_for(seed, effect_id),
-        confidence=confidence,
-        n_boot=n_boot,
-    )
+    test = cluster_mean_test(values, clusters, confidence=confidence)
+    primary = judge is None and metric == OVERALL
     return Effect(
-        id=effect_id,
+        id=f"single:{category}:{metric}:{identity}-{versus}:{who}",
         family=SINGLE_FAMILY,
         protocol="single",
         category=category,
@@ -196,18 +193,28 @@ def _effect(
         contrast=f"{identity} - {versus}",
         identity=identity,
         versus=versus,
-        estimate=float_or_none(values.mean()) if values.size else None,
-        ci_low=interval.low,
-        ci_high=interval.high,
+        estimate=float_or_none(test.estimate),
+        ci_low=test.ci_low,
+        ci_high=test.ci_high,
         confidence=confidence,
         scale="score points",
         cohen_h=None,
-        p_value=signed_rank_p(values),
-        n=int(values.size),
-        n_clusters=int(pd.unique(clusters).size),
-        test="wilcoxon signed-rank",
-        method=_method(judge, metric, interval.describe(confidence)),
+        p_value=test.p_value,
+        n=test.n,
+        n_clusters=test.n_clusters,
+        test=TEST_NAME,
+        method=_method(judge, metric, test, confidence),
+        verdict=untested(test.reason) if test.p_value is None else NO_DIFFERENCE,
+        role=PRIMARY if primary else SECONDARY,
     )
+
+
+def _constant(rows: pd.DataFrame, pair: tuple[str, str]) -> float | None:
+    """The one score every showing under either label got, when there is only one."""
+    present = [label for label in pair if label in rows.columns]
+    values = pd.unique(rows[present].to_numpy(dtype=float, na_value=np.nan).ravel())
+    values = values[~np.isnan(values)]
+    return float(values[0]) if values.size == 1 else None
 
 
 def single_score_effects(
@@ -215,21 +222,29 @@ def single_score_effects(
     judges: pd.DataFrame,
     *,
     confidence: float = 0.95,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
+    skipped: list[str] | None = None,
 ) -> list[Effect]:
     """Paired score contrasts for every label pair x metric (and overall) x judge.
 
     ``panel`` holds one consensus score per (single trial, metric); ``judges`` holds the
     judges' final-round scores of single trials. Pairs of labels come from sorted identities
-    within each category; units with only one of the two labels are left out.
+    within each category; units with only one of the two labels are left out. A category with
+    one label, and a metric on which every score is the same, are not tested: the reason is
+    appended to ``skipped``.
     """
     effects: list[Effect] = []
+    notes = skipped if skipped is not None else []
     sources: list[tuple[str | None, pd.DataFrame]] = [(None, panel)]
     if not judges.empty:
         sources += [(str(j), rows) for j, rows in judges.groupby(JUDGE, sort=True)]
     for category in sorted({str(c) for c in panel[CATEGORY].unique()}):
         labels = sorted({str(i) for i in panel.loc[panel[CATEGORY] == category, IDENTITY]})
+        if len(labels) < 2:
+            notes.append(
+                f"single protocol, category {category}: one identity ({', '.join(labels)}), "
+                "so no contrast to test"
+            )
+            continue
         for judge, frame in sources:
             wide = label_columns(frame, category)
             present = set(wide.index.get_level_values(METRIC))
@@ -239,17 +254,16 @@ def single_score_effects(
                     values, clusters = _paired_values(rows, *pair)
                     if values.size == 0:
                         continue
-                    effects.append(
-                        _effect(
-                            values,
-                            clusters,
-                            category,
-                            pair,
-                            metric,
-                            judge,
-                            confidence,
-                            seed,
-                            n_boot,
+                    constant = _constant(rows, pair)
+                    if constant is not None and judge is None:
+                        notes.append(
+                            f"single protocol, {category} {pair[0]} vs {pair[1]}, {metric}: "
+                            f"no variance (every panel score is {constant:g}), not tested"
                         )
+                        continue
+                    if constant is not None:
+                        continue
+                    effects.append(
+                        _effect(values, clusters, category, pair, metric, judge, confidence)
                     )
     return effects

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
+from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
 from fairpanel.analysis._frames import (
     BASE_ID,
     CATEGORY,
@@ -27,7 +28,7 @@ from fairpanel.analysis._frames import (
     jsonable,
 )
 from fairpanel.analysis._paired import OPTIONAL_DESIGN, with_design_columns
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_ratio, seed_for
+from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
 from fairpanel.analysis._verdict_tests import label_swaps
 
 SECOND_RESPONSE_INDEX = "second_response_index"
@@ -41,16 +42,18 @@ def _second_response(verdicts: pd.DataFrame) -> pd.Series:
     return 3 - pd.to_numeric(verdicts[FIRST_RESPONSE_INDEX])
 
 
-def order_consistency(verdicts: pd.DataFrame) -> tuple[float | None, int]:
-    """Share of order-swapped arrangements with the same winner, and how many were matched.
+def order_twins(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Order-swapped twins: two arrangements showing the same (label, answer) candidates in
+    opposite order, with the scenario, replicate, treatment and signal held fixed.
 
-    Two arrangements are an order swap when they show the same (label, answer) candidates in
-    opposite order, with the scenario, replicate, treatment and signal held fixed. They agree
-    when the same candidate wins both, or neither has a winner.
+    One row per twin: ``base_id``, the two arrangements' ``winner`` (the winning candidate or
+    "-") and ``first_won`` / ``first_won_swapped`` (1 when the candidate shown first won, 0.5
+    for a tie, 0 when it lost).
     """
     frame = with_design_columns(verdicts)
+    columns = [BASE_ID, "winner", "winner_swapped", "first_won", "first_won_swapped"]
     if frame.empty:
-        return None, 0
+        return pd.DataFrame(columns=columns)
     shown = [FIRST_IDENTITY, FIRST_RESPONSE_INDEX, SECOND_IDENTITY, SECOND_RESPONSE_INDEX]
     position = pd.to_numeric(frame[WINNER_POSITION]).to_numpy(dtype=float)
     first = frame[FIRST_IDENTITY].astype(str) + "|" + frame[FIRST_RESPONSE_INDEX].astype(str)
@@ -62,6 +65,7 @@ def order_consistency(verdicts: pd.DataFrame) -> tuple[float | None, int]:
     left[SECOND_IDENTITY] = frame[SECOND_IDENTITY].astype(str)
     left[SECOND_RESPONSE_INDEX] = second_response.astype(str)
     left["winner"] = np.where(position == 0.0, first, np.where(position == 1.0, second, "-"))
+    left["first_won"] = np.where(position == 0.0, 1.0, np.where(position == 1.0, 0.0, 0.5))
     left["row"] = np.arange(len(frame))
     swapped = left.rename(
         columns={
@@ -73,50 +77,75 @@ def order_consistency(verdicts: pd.DataFrame) -> tuple[float | None, int]:
     )
     matched = left.merge(swapped, on=[*_ORDER_KEYS, *shown], suffixes=("", "_swapped"))
     matched = matched.loc[matched["row"] < matched["row_swapped"]]
-    total = len(matched)
-    agree = int((matched["winner"] == matched["winner_swapped"]).sum())
+    return matched.loc[:, columns].reset_index(drop=True)
+
+
+def order_consistency(verdicts: pd.DataFrame) -> tuple[float | None, int]:
+    """Share of order-swapped twins with the same winner (or no winner in both), and how many
+    twins were matched."""
+    twins = order_twins(verdicts)
+    total = len(twins)
+    agree = int((twins["winner"] == twins["winner_swapped"]).sum())
     return (agree / total if total else None), total
 
 
-def position_bias(
-    verdicts: pd.DataFrame,
-    *,
-    confidence: float = 0.95,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-) -> dict[str, Any]:
-    """First-position win rate over decided verdicts (exact binomial test against 50%, cluster
-    bootstrap interval) and order consistency across order-swapped arrangements."""
-    position = pd.to_numeric(verdicts[WINNER_POSITION]).to_numpy(dtype=float)
-    decided = ~np.isnan(position)
-    first_won = decided & (position == 0.0)
-    wins, n = int(first_won.sum()), int(decided.sum())
-    interval = bootstrap_ratio(
-        first_won.astype(float),
-        decided.astype(float),
-        verdicts[BASE_ID].to_numpy(),
-        seed=seed_for(seed, "position"),
-        confidence=confidence,
-        n_boot=n_boot,
+def _position_sentence(rate: float | None, test: ClusterTest, called: bool | None) -> str:
+    if called is None:
+        reason = test.reason or "no order-swapped twins"
+        return f"No verdict on position bias: {reason}."
+    interval = f"CI {test.ci_low + 0.5:.0%} to {test.ci_high + 0.5:.0%}"  # type: ignore[operator]
+    where = f"{test.n} order-swapped twins, {test.n_clusters} base scenarios"
+    if not called:
+        return (
+            f"No detectable position bias: the answer shown first won {rate:.0%} of "
+            f"comparisons ({interval}, p={test.p_value:.2g}; {where})."
+        )
+    return (
+        f"Position bias: the answer shown first won {rate:.0%} of comparisons "
+        f"({interval}, p={test.p_value:.2g}; {where})."
     )
-    consistency, swapped = order_consistency(verdicts)
+
+
+def position_bias(
+    verdicts: pd.DataFrame, *, alpha: float = 0.05, confidence: float = 0.95
+) -> dict[str, Any]:
+    """The position claim, on the unit the design provides: each order-swapped twin gives the
+    share of its two arrangements won by the answer shown first (ties half); the twins' mean
+    within each base scenario is tested against 0.5 over base scenarios (``_cluster``). A
+    position preference that varies by scenario around zero is not called."""
+    twins = order_twins(verdicts)
+    per_twin = (twins["first_won"].astype(float) + twins["first_won_swapped"].astype(float)) / 2
+    test = cluster_mean_test(
+        per_twin.to_numpy(dtype=float) - 0.5, twins[BASE_ID].to_numpy(), confidence=confidence
+    )
+    rate = None if test.estimate is None else test.estimate + 0.5
+    called = None if test.p_value is None else test.p_value < alpha
+    position = pd.to_numeric(verdicts[WINNER_POSITION]).to_numpy(dtype=float)
+    tied = twins["first_won"].eq(0.5).sum() + twins["first_won_swapped"].eq(0.5).sum()
+    consistency, _ = order_consistency(verdicts)
     return {
-        "first_position_win_rate": wins / n if n else None,
-        "ci_low": interval.low,
-        "ci_high": interval.high,
+        "first_position_win_rate": rate,
+        "ci_low": None if test.ci_low is None else test.ci_low + 0.5,
+        "ci_high": None if test.ci_high is None else test.ci_high + 0.5,
         "confidence": confidence,
-        "n": n,
-        "n_ties": int(len(position) - n),
-        "p_value": float(binomtest(wins, n, 0.5).pvalue) if n else None,
+        "n": int(np.count_nonzero(~np.isnan(position))),
+        "n_ties": int(np.count_nonzero(np.isnan(position))),
+        "p_value": test.p_value,
         "order_consistency": consistency,
-        "n_swapped_pairs": swapped,
+        "n_swapped_pairs": len(twins),
         "method": (
-            "first-position wins / decided consensus verdicts (ties left out); exact two-sided "
-            f"binomial test against 0.5 (scipy binomtest); {interval.describe(confidence)}; "
-            "order consistency = share of order-swapped arrangements (same labelled answers, "
-            "opposite order, same scenario, replicate, treatment and signal) with the same "
-            "winner or no winner in both"
+            "order-swapped twins (the same labelled answers in opposite order, same scenario, "
+            "replicate, treatment and signal); per twin, the share of its two arrangements won by "
+            "the answer shown first (a tie counts half); "
+            f"{test.describe(confidence)} against 0.5; order consistency = share of twins with "
+            "the same winner or no winner in both; n and n_ties count all consensus verdicts"
         ),
+        "called": called,
+        "verdict": _position_sentence(rate, test, called),
+        "n_twins": len(twins),
+        "n_clusters": test.n_clusters,
+        "tie_share": float(tied) / (2 * len(twins)) if len(twins) else None,
+        "test": TEST_NAME,
     }
 
 
@@ -172,9 +201,7 @@ def control_false_positives(
             continue
         block: dict[str, Any] = {
             "n_verdicts": len(verdicts),
-            "position_bias": position_bias(
-                verdicts, confidence=confidence, seed=seed, n_boot=n_boot
-            ),
+            "position_bias": position_bias(verdicts, alpha=alpha, confidence=confidence),
         }
         if arm == "same_label":
             block["label_swap_tests"] = same_label_swap_tests(verdicts, alpha)

@@ -149,10 +149,25 @@ class FailureRow(ResultsModel):
 
 
 class HeadlineBlock(ResultsModel):
+    """The run's answer. ``verdict`` and ``identity_effect`` rest on the primary family only
+    (``tests`` of them, corrected together by ``procedure``); ``exploratory`` lists secondary
+    rows called at their false discovery rate, which never change the verdict. ``position`` is
+    a separate claim with its own test. ``identity_effect`` is None when no verdict is possible
+    (no paired data, or fewer than ``min_bases`` base scenarios)."""
+
     verdict: str = ""
     alpha: Number = 0.05
     tests: int | None = None
     detected: list[str] = Field(default_factory=list)
+    identity_effect: bool | None = None
+    procedure: str = ""
+    secondary_tests: int = 0
+    exploratory: list[str] = Field(default_factory=list)
+    n_bases: int = 0
+    min_bases: int = 0
+    position: str = ""
+    position_bias: bool | None = None
+    skipped: list[str] = Field(default_factory=list)
 
 
 class EffectRow(ResultsModel):
@@ -179,12 +194,15 @@ class EffectRow(ResultsModel):
     p_holm: Number | None = None
     p_bh: Number | None = None
     verdict: str = ""
+    role: str = ""
+    tie_share: Number | None = None
 
 
 class FamilyRow(ResultsModel):
     family: str
     size: int = 0
     method: str = ""
+    role: str = ""
 
 
 class PositionBiasBlock(ResultsModel):
@@ -198,6 +216,12 @@ class PositionBiasBlock(ResultsModel):
     order_consistency: Number | None = None
     n_swapped_pairs: int = 0
     method: str = ""
+    called: bool | None = None
+    verdict: str = ""
+    n_twins: int = 0
+    n_clusters: int = 0
+    tie_share: Number | None = None
+    test: str = ""
 
 
 OptionalPositionBias = Annotated[

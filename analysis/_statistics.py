@@ -1,5 +1,6 @@
 """The design-aware statistics of a run in one call: effects, their corrections and the headline,
-position bias, Bradley-Terry abilities, agreement, debate effects and failures by identity.
+position bias (``verdict_statistics``, what the verdict rests on), then Bradley-Terry
+abilities, agreement, debate effects and failures by identity (``design_statistics``).
 
 Each block is computed by a pure function of its own module; this module only selects the rows
 each one needs and assembles plain JSON. ``analyze`` merges the result into ``results.json``.
@@ -16,9 +17,9 @@ from fairpanel.analysis._bradley_terry import DEFAULT_BT_BOOTSTRAP, bradley_terr
 from fairpanel.analysis._effects import correct_effects, headline
 from fairpanel.analysis._failures import failure_rates_by_identity
 from fairpanel.analysis._frames import (
+    BASE_ID,
     PROTOCOL,
     ROUND_KIND,
-    SCORE,
     TURN_COLUMNS,
     VERDICT_COLUMNS,
     jsonable,
@@ -26,7 +27,7 @@ from fairpanel.analysis._frames import (
     validate_scores,
 )
 from fairpanel.analysis._paired import (
-    panel_scores_from_judges,
+    panel_scores,
     single_score_effects,
     with_design_columns,
 )
@@ -34,34 +35,58 @@ from fairpanel.analysis._position import position_bias
 from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
 from fairpanel.analysis._verdict_tests import pair_outcomes, pair_verdict_effects
 
-CONSENSUS_COLUMNS: tuple[str, ...] = (
-    "trial_key", "protocol", "base_id", "scenario_id", "category", "identity", "position",
-    "response_index", "metric", "score",
-)  # fmt: skip
+
+def _n_bases(*frames: pd.DataFrame) -> int:
+    bases: set[str] = set()
+    for frame in frames:
+        if BASE_ID in frame.columns:
+            bases.update(str(b) for b in frame[BASE_ID].dropna().unique())
+    return len(bases)
 
 
-def _panel_scores(
-    scores: pd.DataFrame, consensus: pd.DataFrame | None, round_kind: str
-) -> pd.DataFrame:
-    """Single-protocol panel scores: the stored consensus, or the judges' mean when the caller
-    has none or asks for another round than the final one."""
-    if consensus is not None and not consensus.empty and round_kind == "final":
-        frame = require_columns(consensus, CONSENSUS_COLUMNS, "consensus")
-        frame = with_design_columns(frame.loc[frame[PROTOCOL] == "single"])
-        return frame.assign(**{SCORE: pd.to_numeric(frame[SCORE]).astype(float)})
-    chosen = scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
-    return panel_scores_from_judges(chosen.assign(**{ROUND_KIND: "final"}))
-
-
-def _position_sentence(block: dict[str, Any], alpha: float) -> str:
-    p_value = block.get("p_value")
-    rate = block.get("first_position_win_rate")
-    if p_value is None or rate is None or p_value >= alpha:
-        return ""
-    return (
-        f" Position bias: the answer shown first won {rate:.0%} of decided pairs "
-        f"(n={block['n']}, p={p_value:.2g})."
+def verdict_statistics(
+    scores: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    turns: pd.DataFrame,
+    consensus: pd.DataFrame | None = None,
+    *,
+    round_kind: str = "final",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """What the headline rests on: ``headline``, ``effects``, ``multiple_comparisons``,
+    ``position_bias``. No resampling, so ``fairpanel simulate`` can run exactly the rule the
+    report prints over hundreds of simulated runs."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
+    scores = validate_scores(scores)
+    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
+    turns = require_columns(turns, TURN_COLUMNS, "turns")
+    judges = with_design_columns(
+        scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
     )
+    panel = panel_scores(scores, consensus, round_kind)
+    skipped: list[str] = []
+    effects = single_score_effects(panel, judges, confidence=confidence, skipped=skipped)
+    outcomes = pair_outcomes(verdicts, turns)
+    effects += pair_verdict_effects(outcomes, confidence=confidence)
+    effects, families = correct_effects(effects, alpha)
+    position = (
+        position_bias(verdicts, alpha=alpha, confidence=confidence) if not verdicts.empty else {}
+    )
+    top = headline(effects, families, alpha, n_bases=_n_bases(panel, verdicts), skipped=skipped)
+    if position:
+        top["position"] = position["verdict"]
+        top["position_bias"] = position["called"]
+    result: dict[str, Any] = jsonable(
+        {
+            "headline": top,
+            "effects": [e.to_dict() for e in effects],
+            "multiple_comparisons": [f.to_dict() for f in families],
+            "position_bias": position,
+        }
+    )
+    return result
 
 
 def design_statistics(
@@ -79,34 +104,20 @@ def design_statistics(
 ) -> dict[str, Any]:
     """The RESULTS_CONTRACT blocks (``headline``, ``effects``, ``multiple_comparisons``,
     ``position_bias``, ``bradley_terry``, ``agreement``, ``debate``, ``failures_by_identity``)
-    for one arm and treatment. Intervals are seeded from ``seed``; a block without data is empty.
-    """
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
+    for one arm and treatment: ``verdict_statistics`` and the descriptive blocks. Bootstrap
+    intervals (Bradley-Terry, debate shifts) are seeded from ``seed``; a block without data is
+    empty."""
+    report = verdict_statistics(
+        scores,
+        verdicts,
+        turns,
+        consensus,
+        round_kind=round_kind,
+        alpha=alpha,
+        confidence=confidence,
+    )
     scores = validate_scores(scores)
-    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
-    turns = require_columns(turns, TURN_COLUMNS, "turns")
-    judges = with_design_columns(
-        scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
-    )
-    panel = _panel_scores(scores, consensus, round_kind)
-    effects = single_score_effects(panel, judges, confidence=confidence, seed=seed, n_boot=n_boot)
-    effects += pair_verdict_effects(
-        pair_outcomes(verdicts, turns), confidence=confidence, seed=seed, n_boot=n_boot
-    )
-    effects, families = correct_effects(effects, alpha)
-    position = (
-        position_bias(verdicts, confidence=confidence, seed=seed, n_boot=n_boot)
-        if not verdicts.empty
-        else {}
-    )
-    top = headline(effects, families, alpha)
-    top["verdict"] += _position_sentence(position, alpha)
-    report = {
-        "headline": top,
-        "effects": [e.to_dict() for e in effects],
-        "multiple_comparisons": [f.to_dict() for f in families],
-        "position_bias": position,
+    report |= {
         "bradley_terry": bradley_terry(
             verdicts, confidence=confidence, seed=seed, n_boot=n_boot_bradley_terry
         )

@@ -1,31 +1,38 @@
 """Pair protocol: which side wins, and does the label on a side change that?
 
-Three views of the same verdicts, each corrected as its own family (they test the same contrasts
-on the same data, so pooling them would count each contrast three times):
+The design shows the same two answers in the same order with the labels swapped. If the label
+did not matter, the front answer would fare the same under both labels, so the label-swap
+contrast of each matched swap, half the front answer's outcome (win 1, tie 1/2, loss 0) under
+one label minus under the other, is the direct measure of a label effect: 0 when the label does
+not matter, +0.5 when the label alone decides. The panel's swap contrast is the primary test of
+its category and label pair (tested over base scenarios, ``_cluster``).
 
-- exact binomial: does an identity win more than half of its decided pairs?
-- exact McNemar on label swaps: the design shows the same two answers in the same order with
-  the labels swapped; if the label did not matter, the answer in front would fare the same under
-  both labels. Only swaps whose outcome changed carry information about the label.
-- Cochran-Mantel-Haenszel: within each base scenario, does the front answer win more often
-  when it carries label a than label b? Stratifying removes differences between scenarios and
-  the position effect, which a pooled win rate mixes in.
-
-The verdicts are the panel's consensus (``judge`` None) or one judge's own final-round verdict.
+Two more views of the same verdicts are secondary (exploratory, BH): a label's win rate among
+decided pairs against 50% (ties reported beside it, not counted as losses), and the
+Cochran-Mantel-Haenszel odds ratio stratified by base scenario, whose p-value is conditional on
+the scenarios run (it does not generalise over scenarios) and which is kept for readers who know
+it. The verdicts are the panel's consensus (``judge`` None) or one judge's own final-round
+verdict.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairpanel.analysis._effects import Effect, cohen_h
+from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
+from fairpanel.analysis._effects import (
+    NO_DIFFERENCE,
+    PRIMARY,
+    SECONDARY,
+    Effect,
+    cohen_h,
+    untested,
+)
 from fairpanel.analysis._frames import (
     BASE_ID,
     CATEGORY,
@@ -41,15 +48,9 @@ from fairpanel.analysis._frames import (
     float_or_none,
 )
 from fairpanel.analysis._paired import OPTIONAL_DESIGN, with_design_columns
-from fairpanel.analysis._resample import (
-    DEFAULT_BOOTSTRAP,
-    Interval,
-    bootstrap_ratio,
-    seed_for,
-)
 
-WIN_RATE_FAMILY = "pair win rates against 50%"
-SWAP_FAMILY = "pair label swaps (exact McNemar)"
+WIN_RATE_FAMILY = "pair win rates among decided pairs against 50%"
+SWAP_FAMILY = "pair label swaps"
 CMH_FAMILY = "pair label effect stratified by base scenario (CMH)"
 OUTCOME_COLUMNS = [
     JUDGE,
@@ -107,28 +108,29 @@ def _source(judge: str | None) -> str:
     return "the panel's consensus verdicts" if judge is None else f"judge {judge}'s final verdicts"
 
 
+def _share(test: ClusterTest) -> float | None:
+    return None if test.estimate is None else test.estimate + 0.5
+
+
+def _tested(test: ClusterTest) -> str:
+    return untested(test.reason) if test.p_value is None else NO_DIFFERENCE
+
+
 def win_rate_effect(
-    rows: pd.DataFrame,
-    category: str,
-    identity: str,
-    judge: str | None,
-    *,
-    confidence: float,
-    seed: int,
-    n_boot: int,
+    rows: pd.DataFrame, category: str, identity: str, judge: str | None, *, confidence: float
 ) -> Effect:
-    """``identity``'s share of decided pairs it took part in, tested against 50%."""
+    """``identity``'s share of the decided pairs it took part in, against 50%, with the share
+    of its pairs that were ties beside it."""
     mine = rows.loc[(rows[FIRST_IDENTITY] == identity) | (rows[SECOND_IDENTITY] == identity)]
     decided = mine[WINNER_POSITION].notna().to_numpy()
     identity_first = (mine[FIRST_IDENTITY] == identity).to_numpy()
-    won = decided & ((mine[WINNER_POSITION] == 0.0).to_numpy() == identity_first)
-    effect_id = f"pair:{category}:win_rate:{identity}-vs-50%:{_who(judge)}"
-    share = _share_against_half(
-        won, decided, mine[BASE_ID].to_numpy(), effect_id, seed, confidence, n_boot
+    won = (mine[WINNER_POSITION] == 0.0).to_numpy() == identity_first
+    test = cluster_mean_test(
+        won[decided].astype(float) - 0.5, mine[BASE_ID].to_numpy()[decided], confidence=confidence
     )
-    n, interval = share.n, share.interval
+    ties = int((~decided).sum())
     return Effect(
-        id=effect_id,
+        id=f"pair:{category}:win_rate:{identity}-vs-50%:{_who(judge)}",
         family=WIN_RATE_FAMILY,
         protocol="pair",
         category=category,
@@ -137,62 +139,24 @@ def win_rate_effect(
         contrast=f"{identity} vs 50%",
         identity=identity,
         versus=None,
-        estimate=share.estimate,
-        ci_low=interval.low,
-        ci_high=interval.high,
+        estimate=test.estimate,
+        ci_low=test.ci_low,
+        ci_high=test.ci_high,
         confidence=confidence,
         scale="win rate - 0.5",
-        cohen_h=share.cohen_h,
-        p_value=share.p_value,
-        n=n,
-        n_clusters=int(mine.loc[decided, BASE_ID].nunique()),
-        test="exact binomial",
+        cohen_h=cohen_h(_share(test)),
+        p_value=test.p_value,
+        n=test.n,
+        n_clusters=test.n_clusters,
+        test=TEST_NAME,
         method=(
             f"{identity}'s wins / decided pairs it appeared in, from {_source(judge)} (ties "
-            f"left out; {len(mine) - n} of {len(mine)}); exact two-sided binomial test against "
-            f"0.5 (scipy binomtest); Cohen's h against 0.5; {interval.describe(confidence)}"
+            f"not counted as losses: {ties} of {len(mine)} were ties); win share within each "
+            f"base scenario, {test.describe(confidence)}; Cohen's h against 0.5"
         ),
-    )
-
-
-@dataclass(frozen=True)
-class _ShareAgainstHalf:
-    n: int
-    estimate: float | None
-    interval: Interval
-    cohen_h: float | None
-    p_value: float | None
-
-
-def _share_against_half(
-    hits: np.ndarray,
-    counted: np.ndarray,
-    clusters: np.ndarray,
-    effect_id: str,
-    seed: int,
-    confidence: float,
-    n_boot: int,
-) -> _ShareAgainstHalf:
-    """The share of counted outcomes that are hits, against 50%: one computation for the win
-    rate and the label-swap test, so both read their estimate, exact binomial p, Cohen's h and
-    cluster-bootstrap interval the same way."""
-    k, n = int(hits.sum()), int(counted.sum())
-    interval = bootstrap_ratio(
-        hits.astype(float),
-        counted.astype(float),
-        clusters,
-        seed=seed_for(seed, effect_id),
-        confidence=confidence,
-        n_boot=n_boot,
-        transform=0.5,
-    )
-    share = k / n if n else None
-    return _ShareAgainstHalf(
-        n=n,
-        estimate=None if share is None else share - 0.5,
-        interval=interval,
-        cohen_h=cohen_h(share),
-        p_value=float(binomtest(k, n, 0.5).pvalue) if n else None,
+        verdict=_tested(test),
+        role=SECONDARY,
+        tie_share=ties / len(mine) if len(mine) else None,
     )
 
 
@@ -225,21 +189,18 @@ def swap_effect(
     judge: str | None,
     *,
     confidence: float,
-    seed: int,
-    n_boot: int,
 ) -> Effect:
-    """Exact McNemar test on label swaps: discordant swaps favouring each label, against 50%."""
+    """The label-swap contrast: how much better the same front answer fares under ``identity``
+    than under ``versus``, in win shares (primary for the panel's verdicts)."""
     identity, versus = pair
     matched = label_swaps(rows, identity, versus)
-    favour = (matched["change"] > 0).to_numpy()
-    discordant = (matched["change"] != 0).to_numpy()
-    effect_id = f"pair:{category}:win_rate:{identity}-{versus}:mcnemar:{_who(judge)}"
-    share = _share_against_half(
-        favour, discordant, matched[BASE_ID].to_numpy(), effect_id, seed, confidence, n_boot
-    )
-    n, interval = share.n, share.interval
+    # change is in outcome units (win 1, tie 0, loss -1); in win shares (1, 1/2, 0) and halved,
+    # as the module docstring defines the contrast, it is change / 4.
+    values = matched["change"].to_numpy(dtype=float) / 4.0
+    test = cluster_mean_test(values, matched[BASE_ID].to_numpy(), confidence=confidence)
+    ties = int((matched["outcome_identity"] == 0).sum() + (matched["outcome_versus"] == 0).sum())
     return Effect(
-        id=effect_id,
+        id=f"pair:{category}:label_swap:{identity}-{versus}:{_who(judge)}",
         family=SWAP_FAMILY,
         protocol="pair",
         category=category,
@@ -248,23 +209,26 @@ def swap_effect(
         contrast=f"{identity} vs {versus} (label swaps)",
         identity=identity,
         versus=versus,
-        estimate=share.estimate,
-        ci_low=interval.low,
-        ci_high=interval.high,
+        estimate=test.estimate,
+        ci_low=test.ci_low,
+        ci_high=test.ci_high,
         confidence=confidence,
-        scale="win rate - 0.5",
-        cohen_h=share.cohen_h,
-        p_value=share.p_value,
+        scale="win share - 0.5",
+        cohen_h=cohen_h(_share(test)),
+        p_value=test.p_value,
         n=len(matched),
-        n_clusters=int(matched[BASE_ID].nunique()),
-        test="mcnemar exact",
+        n_clusters=test.n_clusters,
+        test=TEST_NAME,
         method=(
             f"{_source(judge)} on {len(matched)} label swaps (same scenario, answers, order, "
-            "replicate, treatment and signal; front label swapped); a swap is discordant when "
-            f"the front answer fared better under one label ({n} were); estimate = share of "
-            f"discordant swaps favouring {identity} - 0.5; exact McNemar test (two-sided "
-            f"binomial on the discordant swaps); {interval.describe(confidence)}"
+            "replicate, treatment and signal; labels swapped); per swap, half the front "
+            f"answer's outcome (win 1, tie 1/2, loss 0) under {identity} minus under {versus}, "
+            f"so the estimate is {identity}'s win share against the same answer labelled "
+            f"{versus}, minus 0.5; {test.describe(confidence)}"
         ),
+        verdict=_tested(test),
+        role=PRIMARY if judge is None else SECONDARY,
+        tie_share=ties / (2 * len(matched)) if len(matched) else None,
     )
 
 
@@ -295,27 +259,43 @@ def stratified_tables(rows: pd.DataFrame, identity: str, versus: str) -> dict[st
     return tables
 
 
+def _pooled_log_odds(
+    tables: list[np.ndarray], confidence: float
+) -> tuple[float | None, float | None, float | None, bool]:
+    """Mantel-Haenszel log odds ratio and interval; when it is 0 or infinite (every stratum
+    favours one label), the same with 0.5 added to every cell (Haldane), flagged."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = float(StratifiedTable(tables).oddsratio_pooled)
+        corrected = not 0.0 < ratio < math.inf
+        if corrected:
+            tables = [t + 0.5 for t in tables]
+        stratified = StratifiedTable(tables)
+        ratio = float(stratified.oddsratio_pooled)
+        if not 0.0 < ratio < math.inf:
+            return None, None, None, corrected
+        low, high = (float_or_none(v) for v in stratified.logodds_pooled_confint(1 - confidence))
+    return math.log(ratio), low, high, corrected
+
+
 def cmh_effect(
     rows: pd.DataFrame, category: str, pair: tuple[str, str], judge: str | None, confidence: float
 ) -> Effect:
-    """Cochran-Mantel-Haenszel test and Mantel-Haenszel log odds ratio over base scenarios."""
+    """Cochran-Mantel-Haenszel test and Mantel-Haenszel log odds ratio over base scenarios
+    (secondary: its p-value treats verdicts within a scenario as independent)."""
     identity, versus = pair
-    tables = stratified_tables(rows, identity, versus)
+    tables = list(stratified_tables(rows, identity, versus).values())
     estimate = low = high = p_value = None
-    n = int(sum(t.sum() for t in tables.values()))
-    # A stratum where the front answer always won (or always lost) makes the pooled odds ratio
-    # 0 or infinite; that is reported as a missing estimate, not as a numpy warning.
+    corrected = False
     if tables:
         with np.errstate(divide="ignore", invalid="ignore"):
-            stratified = StratifiedTable(list(tables.values()))
-            p_value = float_or_none(stratified.test_null_odds(correction=False).pvalue)
-            ratio = float(stratified.oddsratio_pooled)
-            if 0.0 < ratio < math.inf:
-                estimate = math.log(ratio)
-                low, high = (
-                    float_or_none(v)
-                    for v in stratified.logodds_pooled_confint(alpha=1.0 - confidence)
-                )
+            p_value = float_or_none(StratifiedTable(tables).test_null_odds(False).pvalue)
+        estimate, low, high, corrected = _pooled_log_odds(tables, confidence)
+    haldane = (
+        "; every stratum favoured one label, so the estimate and interval add 0.5 to each cell "
+        "(Haldane)"
+        if corrected
+        else ""
+    )
     return Effect(
         id=f"pair:{category}:win_rate:{identity}-{versus}:cmh:{_who(judge)}",
         family=CMH_FAMILY,
@@ -333,27 +313,25 @@ def cmh_effect(
         scale="log odds ratio",
         cohen_h=None,
         p_value=p_value,
-        n=n,
+        n=int(sum(t.sum() for t in tables)),
         n_clusters=len(tables),
-        test="cmh",
+        test="CMH (exploratory; p conditional on the scenarios run)",
         method=(
             f"{_source(judge)}, decided pairs; one 2x2 table per base scenario (front label "
             f"{identity} or {versus} x front answer won or lost); Cochran-Mantel-Haenszel test "
             "without continuity correction and Mantel-Haenszel pooled log odds ratio with the "
             "Robins-Breslow-Greenland interval (statsmodels StratifiedTable); scenarios with "
-            "one arrangement only left out"
+            "one arrangement only left out; the p-value treats verdicts within a scenario as "
+            f"independent and does not generalise over scenarios{haldane}"
         ),
+        verdict=NO_DIFFERENCE if p_value is not None else untested("no decided strata"),
+        role=SECONDARY,
     )
 
 
-def pair_verdict_effects(
-    outcomes: pd.DataFrame,
-    *,
-    confidence: float = 0.95,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-) -> list[Effect]:
-    """Win rates against 50%, label-swap and CMH contrasts per category, label pair and judge.
+def pair_verdict_effects(outcomes: pd.DataFrame, *, confidence: float = 0.95) -> list[Effect]:
+    """Label-swap contrasts (primary for the panel), win rates among decided pairs and CMH
+    (secondary) per category, label pair and judge.
 
     With two identities in a category, only the first's win rate is tested: the second's is its
     mirror image with the same p-value.
@@ -369,23 +347,12 @@ def pair_verdict_effects(
             rows = _of_judge(in_category, judge)
             if rows.empty:
                 continue
+            for pair in itertools.combinations(labels, 2):
+                effects.append(swap_effect(rows, category, pair, judge, confidence=confidence))
             for identity in tested:
                 effects.append(
-                    win_rate_effect(
-                        rows,
-                        category,
-                        identity,
-                        judge,
-                        confidence=confidence,
-                        seed=seed,
-                        n_boot=n_boot,
-                    )
+                    win_rate_effect(rows, category, identity, judge, confidence=confidence)
                 )
             for pair in itertools.combinations(labels, 2):
-                effects.append(
-                    swap_effect(
-                        rows, category, pair, judge, confidence=confidence, seed=seed, n_boot=n_boot
-                    )
-                )
                 effects.append(cmh_effect(rows, category, pair, judge, confidence))
     return [e for e in effects if e.n > 0]
