@@ -15,6 +15,7 @@ scenario and averages to zero is no bias, and the analysis must not call it one.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -190,12 +191,13 @@ def scenario_biases(
 
     Each base draws, for every identity, a shift N(0, label_base_sd) added to all four metrics
     of that identity, and a first-position share N(0, position_base_sd) added to the planted
-    one (kept within [-1, 1]). The draws come from the planted bias's seed, bases and labels in
-    sorted order, so every planted size of one repetition sees the same preferences (common
-    random numbers) and a run is reproducible."""
-    rng = np.random.default_rng([planted.seed % 2**63, 0x5CE7A])
+    one (kept within [-1, 1]). A base's draws come from the planted bias's seed and the base's
+    name alone (labels in sorted order), so every planted size and design size of one
+    repetition sees the same preferences (common random numbers) and a run is reproducible."""
     biases = {}
     for base in sorted(bases):
+        named = int.from_bytes(hashlib.sha256(base.encode("utf-8")).digest()[:8], "big")
+        rng = np.random.default_rng([planted.seed % 2**63, 0x5CE7A, named])
         labels = rng.normal(0.0, 1.0, len(cues)) * effects.label_base_sd
         position = float(rng.normal(0.0, 1.0)) * effects.position_base_sd
         score_shift = {cue: dict(shifts) for cue, shifts in planted.score_shift.items()}
