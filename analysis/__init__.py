@@ -13,6 +13,7 @@ from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, id
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
 from fairpanel.analysis._cluster import MIN_BASES, ClusterTest, cluster_mean_test
 from fairpanel.analysis._compare import compare_runs
+from fairpanel.analysis._controls import control_false_positives, same_label_swap_tests
 from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
 from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
 from fairpanel.analysis._failures import FailureRate, failure_rates, failure_rates_by_identity
@@ -40,7 +41,7 @@ from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
-from fairpanel.analysis._position import control_false_positives, order_consistency, position_bias
+from fairpanel.analysis._position import order_consistency, position_bias
 from fairpanel.analysis._result_rows import (
     AgreementRow,
     BradleyTerryAbility,
@@ -160,6 +161,7 @@ __all__ = [
     "pair_verdict_effects",
     "paired_differences",
     "position_bias",
+    "same_label_swap_tests",
     "score_difference_matrix",
     "single_score_effects",
     "treatment_interactions",

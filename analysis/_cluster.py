@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from scipy import stats
 
 MIN_BASES = 5
@@ -59,9 +58,9 @@ def too_few_bases(n_clusters: int) -> str:
 
 def cluster_means(values: npt.ArrayLike, clusters: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The mean of ``values`` within each cluster (clusters in sorted order)."""
-    frame = pd.DataFrame({"value": np.asarray(values, dtype=float), "cluster": clusters})
-    means = frame.groupby("cluster", sort=True)["value"].mean()
-    return means.to_numpy(dtype=float)
+    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    sums = np.bincount(codes, weights=np.asarray(values, dtype=float))
+    return sums / np.bincount(codes)
 
 
 def cluster_mean_test(

@@ -86,9 +86,20 @@ def difference_of_estimates(
     return difference, difference - z * se, difference + z * se, p_value
 
 
-def _what(effect: EffectRow) -> str:
+def _what(effect: EffectRow, other: EffectRow) -> str:
+    """The compared effect in words; a win rate or win share says how it treats ties and gives
+    each run's tie share, since two runs can tie very different shares of pairs."""
     where = f"{effect.category} {effect.metric}" if effect.metric != "win_rate" else effect.category
-    return f"{where} effect ({effect.contrast}, {effect.protocol} protocol)"
+    ties = ""
+    if effect.tie_share is not None or other.tie_share is not None:
+        shares = " / ".join(
+            "?" if share is None else f"{float(share):.0%}"
+            for share in (effect.tie_share, other.tie_share)
+        )
+        # A win rate leaves ties out; a label swap's win share counts them half.
+        counted = "ties count half" if effect.scale == "win share - 0.5" else "among decided pairs"
+        ties = f"; {counted}, ties {shares}"
+    return f"{where} effect ({effect.contrast}, {effect.protocol} protocol{ties})"
 
 
 _Estimate = tuple[float | None, float | None, float | None, float]
@@ -112,9 +123,8 @@ def _comparisons(runs: Sequence[RunInputs], labels: Mapping[str, str]) -> list[d
         for effect in panel_effects(a.typed):
             other = b_effects.get(effect.id)
             if other is not None:
-                pairs.append(
-                    (effect.id, _what(effect), effect.scale, _of_effect(effect), _of_effect(other))
-                )
+                what = _what(effect, other)
+                pairs.append((effect.id, what, effect.scale, _of_effect(effect), _of_effect(other)))
         pa, pb = a.typed.position_bias, b.typed.position_bias
         if (
             pa is not None

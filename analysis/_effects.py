@@ -177,25 +177,28 @@ def _percent(value: float | None) -> str:
 
 
 def _describe(effect: Effect) -> str:
-    """One clause for the headline, in the effect's own units."""
+    """One clause for the headline, in the effect's own units, told from the favoured label's
+    side (its interval too)."""
     who = PANEL if effect.judge is None else f"judge {effect.judge}"
     interval = f"{effect.confidence:.0%} CI"
     p_text = f"Holm-adjusted p={effect.p_holm:.2g}" if effect.p_holm is not None else ""
-    estimate = effect.estimate or 0.0
+    estimate, low, high = effect.estimate or 0.0, effect.ci_low, effect.ci_high
+    favoured, other = effect.identity, effect.versus or "50%"
+    if estimate < 0:
+        favoured, other = other, favoured
+        estimate = -estimate
+        low, high = (None if high is None else -high), (None if low is None else -low)
     if effect.scale == "score points":
-        high, low = (
-            (effect.identity, effect.versus) if estimate > 0 else (effect.versus, effect.identity)
-        )
         return (
-            f"{high} scored {abs(estimate):.2f} points higher than {low} on {effect.metric} "
-            f"({interval} {effect.ci_low:.2f} to {effect.ci_high:.2f}, {p_text}; {who}, "
+            f"{favoured} scored {estimate:.2f} points higher than {other} on {effect.metric} "
+            f"({interval} {low:.2f} to {high:.2f}, {p_text}; {who}, "
             f"{effect.protocol} protocol, {effect.n_clusters} base scenarios)"
         )
     return (
         f"when the labels on the same answers in the same order were swapped, the answer "
-        f"labelled {effect.identity} won {_percent(estimate)} of the comparisons against the "
-        f"same answer labelled {effect.versus} (ties count half; {interval} "
-        f"{_percent(effect.ci_low)} to {_percent(effect.ci_high)}, {p_text}; {who}, "
+        f"labelled {favoured} won {_percent(estimate)} of the comparisons against the "
+        f"same answer labelled {other} (ties count half; {interval} "
+        f"{_percent(low)} to {_percent(high)}, {p_text}; {who}, "
         f"{effect.n_clusters} base scenarios)"
     )
 

@@ -1,6 +1,6 @@
-"""One leaderboard row per run folder (its judge, largest identity effect, detection rate,
-position bias, control-arm false positives, agreement, parse failures and cost) and the ranking
-of those rows by one column.
+"""One leaderboard row per run folder (its judge, largest primary identity effect, primary
+detection rate, position bias, the control arms' own verdicts, agreement, parse failures and
+cost) and the ranking of those rows by one column.
 
 Every value is read from what the run folder already holds (results.json, summary.json,
 experiment.resolved.json, manifest.json); ``compare_runs`` adds the differences between runs.
@@ -23,15 +23,16 @@ __all__ = [
     "judge_label",
     "leaderboard_row",
     "panel_effects",
+    "primary_effects",
     "ranked_rows",
 ]
 
 SCORE_POINTS = "score points"
 SORT_COLUMNS: dict[str, tuple[str, bool]] = {
-    "identity_effect": ("largest absolute identity effect", False),
-    "detected": ("share of tests that detect an effect", False),
+    "identity_effect": ("largest absolute primary identity effect", False),
+    "detected": ("share of primary tests that detect an effect", False),
     "position_bias": ("distance of the first-position win rate from 50%", False),
-    "false_positives": ("share of control-arm tests rejected", False),
+    "false_positives": ("share of control arms whose headline called an identity effect", False),
     "agreement": ("mean Krippendorff alpha", True),
     "parse_failures": ("parse-failure rate", False),
     "cost": ("cost per 1,000 judgments", False),
@@ -81,43 +82,61 @@ def panel_effects(results: RunResults) -> list[EffectRow]:
     return [e for e in results.effects if e.judge is None and e.estimate is not None]
 
 
+def primary_effects(results: ArmResults) -> list[EffectRow]:
+    """The headline's own contrasts (role "primary") that have an estimate and an interval;
+    for a results.json written before effects had roles, the panel's effects with both."""
+    effects = [e for e in results.effects if e.estimate is not None]
+    with_interval = [e for e in effects if e.ci_low is not None and e.ci_high is not None]
+    if any(e.role for e in results.effects):
+        return [e for e in with_interval if e.role == "primary"]
+    return [e for e in with_interval if e.judge is None]
+
+
 def _identity_effect(results: RunResults) -> dict[str, Any] | None:
-    """The panel's largest absolute effect in score points (single protocol), else in the
-    first scale it has (win-rate runs)."""
-    effects = panel_effects(results)
-    points = [e for e in effects if e.scale == SCORE_POINTS]
-    pool = points or effects
+    """The largest absolute primary effect with an interval: in score points (single protocol)
+    when the run has any, else in the pair protocol's scale. One scale only, because a score
+    difference and a win-share difference are not comparable numbers; still the largest of
+    several estimates, so it leans high (a winner's curse) and is a ranking aid, not a test."""
+    pool = primary_effects(results)
+    points = [e for e in pool if e.scale == SCORE_POINTS]
+    pool = points or pool
     if not pool:
         return None
     largest = max(pool, key=lambda e: abs(float(e.estimate or 0.0)))
     keys = ("id", "contrast", "category", "metric", "scale", "estimate", "ci_low", "ci_high")
     fields = largest.model_dump()
-    return {key: fields[key] for key in (*keys, "p_holm", "verdict", "n_clusters")}
+    extra = ("p_holm", "verdict", "n_clusters", "role", "tie_share")
+    return {key: fields[key] for key in (*keys, *extra)}
 
 
 def _detected_and_tests(results: ArmResults) -> tuple[int, int]:
-    tests = sum(family.size for family in results.multiple_comparisons)
-    detected = len(results.headline.detected) if results.headline is not None else 0
-    return detected, tests
+    """Primary contrasts called and the primary family's size (every family's size for a
+    results.json from before the headline had one family)."""
+    headline = results.headline
+    detected = len(headline.detected) if headline is not None else 0
+    if headline is not None and headline.tests is not None and headline.min_bases:
+        return detected, int(headline.tests)
+    return detected, sum(family.size for family in results.multiple_comparisons)
 
 
 def _false_positives(results: RunResults) -> dict[str, Any]:
-    """Rejections where no identity contrast exists: the same-label arm's label-swap tests and
-    anything the control arms' own analysis called."""
+    """The control arms' own headlines: how many of the arms whose design allowed a verdict
+    called an identity effect where none exists, and the same-label arm's pseudo label swaps
+    (each at unadjusted alpha) beside them."""
     arms = results.false_positive_arms()
+    verdicts = {name: block.identity_effect for name, block in sorted(arms.items())}
+    tested = [called for called in verdicts.values() if called is not None]
     same_label = arms.get("same_label")
     swaps = same_label.label_swap_tests if same_label is not None else None
-    rejected, tests = (swaps.rejected, swaps.tests) if swaps is not None else (0, 0)
-    for block in results.control_arms.values():
-        arm_detected, arm_tests = _detected_and_tests(block)
-        rejected += arm_detected
-        tests += arm_tests
-    placebo = arms.get("placebo")
+    placebo = results.control_arms.get("placebo")
     placebo_bias = placebo.position_bias if placebo is not None else None
     return {
-        "rejected": rejected,
-        "tests": tests,
-        "rate": rejected / tests if tests else None,
+        "called": sum(tested),
+        "arms_tested": len(tested),
+        "rate": sum(tested) / len(tested) if tested else None,
+        "verdicts": {name: arms[name].verdict for name in verdicts},
+        "swap_rejected": swaps.rejected if swaps is not None else 0,
+        "swap_tests": swaps.tests if swaps is not None else 0,
         "placebo_first_position_win_rate": placebo_bias.first_position_win_rate
         if placebo_bias is not None
         else None,
@@ -177,6 +196,7 @@ def leaderboard_row(run: RunInputs) -> dict[str, Any]:
         "detected": detected,
         "tests": tests,
         "headline": results.headline.verdict if results.headline is not None else None,
+        "position": results.headline.position if results.headline is not None else None,
         "position_bias": {
             key: position.get(key) for key in ("first_position_win_rate", "ci_low", "ci_high", "n")
         },

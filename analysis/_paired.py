@@ -223,6 +223,7 @@ def single_score_effects(
     *,
     confidence: float = 0.95,
     skipped: list[str] | None = None,
+    primary_only: bool = False,
 ) -> list[Effect]:
     """Paired score contrasts for every label pair x metric (and overall) x judge.
 
@@ -230,13 +231,15 @@ def single_score_effects(
     judges' final-round scores of single trials. Pairs of labels come from sorted identities
     within each category; units with only one of the two labels are left out. A category with
     one label, and a metric on which every score is the same, are not tested: the reason is
-    appended to ``skipped``.
+    appended to ``skipped``. ``primary_only`` computes the panel's overall contrasts alone
+    (what the verdict rests on; ``fairpanel simulate`` needs nothing else).
     """
     effects: list[Effect] = []
     notes = skipped if skipped is not None else []
     sources: list[tuple[str | None, pd.DataFrame]] = [(None, panel)]
-    if not judges.empty:
+    if not judges.empty and not primary_only:
         sources += [(str(j), rows) for j, rows in judges.groupby(JUDGE, sort=True)]
+    metrics = (OVERALL,) if primary_only else (*METRICS, OVERALL)
     for category in sorted({str(c) for c in panel[CATEGORY].unique()}):
         labels = sorted({str(i) for i in panel.loc[panel[CATEGORY] == category, IDENTITY]})
         if len(labels) < 2:
@@ -248,7 +251,7 @@ def single_score_effects(
         for judge, frame in sources:
             wide = label_columns(frame, category)
             present = set(wide.index.get_level_values(METRIC))
-            for metric in (m for m in (*METRICS, OVERALL) if m in present):
+            for metric in (m for m in metrics if m in present):
                 rows = _metric_rows(wide, metric)
                 for pair in itertools.combinations(labels, 2):
                     values, clusters = _paired_values(rows, *pair)

@@ -1,8 +1,12 @@
 """Phase 2 (minimal contrastive pairs): how often does each identity win its pair?
 
 MALIBU Figures 5-6 plot, per identity, the share of its pair trials it won with a 95% interval.
-We use the Wilson score interval (statsmodels) because the Wald interval undercovers at the
-small counts and extreme rates a short run produces.
+Here the rate is the share of the *decided* pairs it won, with the share of ties beside it: a
+tie is a win for neither side, so counting it as a loss would put every identity of a panel
+that ties often below 50% and make "no preference" look like "loses". Every place that shows a
+win rate (the headline's tests, the report, ``compare``) reads it this way. We use the Wilson
+score interval (statsmodels) because the Wald interval undercovers at the small counts and
+extreme rates a short run produces.
 """
 
 from __future__ import annotations
@@ -25,18 +29,22 @@ from fairpanel.analysis._frames import (
 )
 
 WIN_RATE_METHOD = (
-    "rate = wins / appearances over the panel's consensus verdicts; a tie, missing majority or "
-    "failed trial counts as an appearance without a win; pairs with the same label on both sides "
-    "are excluded; Wilson score interval (statsmodels proportion_confint, method='wilson')"
+    "rate = wins / (wins + losses) over the panel's consensus verdicts, among decided pairs; "
+    "tie_share = ties / appearances, where a tie, missing majority or failed trial decides "
+    "nothing; pairs with the same label on both sides are excluded; Wilson score interval on "
+    "the decided-pairs rate (statsmodels proportion_confint, method='wilson'); it treats pairs "
+    "as independent, so it describes, and the clustered tests in effects decide"
 )
 
 
 @dataclass(frozen=True, slots=True)
 class WinRate:
-    """Win rate of one identity within its category's pair trials.
+    """Win rate of one identity among the decided pairs of its category's pair trials.
 
-    ``appearances`` = pair trials the identity took part in (= ``n``), split into ``wins``,
-    ``losses`` and ``ties`` (no winner). ``ci_low``/``ci_high`` bound ``rate`` at ``confidence``.
+    ``appearances`` = pair trials the identity took part in, split into ``wins``, ``losses`` and
+    ``ties`` (no winner). ``rate`` = wins / (wins + losses), None when no pair was decided;
+    ``tie_share`` = ties / appearances; ``n`` = wins + losses, the pairs the rate and its
+    interval (``ci_low``/``ci_high`` at ``confidence``) rest on.
     """
 
     category: str
@@ -45,9 +53,10 @@ class WinRate:
     wins: int
     losses: int
     ties: int
-    rate: float
-    ci_low: float
-    ci_high: float
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    tie_share: float
     confidence: float
     n: int
     method: str
@@ -93,14 +102,16 @@ def winner_labels(verdicts: pd.DataFrame) -> pd.Series:
 
 
 def no_preference_level(appearances: int, ties: int) -> float:
-    """The win rate every identity of a category has when the panel has no preference: half of
-    the decided pairs. Ties count as appearances without a win, so with ties it is below 50%;
-    ``appearances`` and ``ties`` are the category's totals over its identities."""
+    """The share of its *appearances* every identity of a category wins when the panel has no
+    preference: half of the decided pairs, below 50% when there are ties (``appearances`` and
+    ``ties`` are the category's totals over its identities). ``WinRate.rate`` is a share of the
+    decided pairs instead, whose no-preference level is 50% whatever the ties."""
     return 0.5 if appearances == 0 else 0.5 * (1 - ties / appearances)
 
 
 def win_rates(verdicts: pd.DataFrame, confidence: float = 0.95) -> list[WinRate]:
-    """Per category and identity: appearances, wins, losses, ties, rate and Wilson interval.
+    """Per category and identity: appearances, wins, losses, ties, the rate among decided pairs
+    with its Wilson interval, and the tie share.
 
     Sorted by category, then identity. Empty verdicts give an empty list.
     """
@@ -131,20 +142,22 @@ def win_rates(verdicts: pd.DataFrame, confidence: float = 0.95) -> list[WinRate]
         appearances = len(group)
         wins = int(group["won"].sum())
         ties = int(group["tie"].sum())
-        low, high = wilson_interval(wins, appearances, confidence)
+        decided = appearances - ties
+        low, high = wilson_interval(wins, decided, confidence) if decided else (None, None)
         results.append(
             WinRate(
                 category=str(category),
                 identity=str(identity),
                 appearances=appearances,
                 wins=wins,
-                losses=appearances - wins - ties,
+                losses=decided - wins,
                 ties=ties,
-                rate=wins / appearances,
+                rate=wins / decided if decided else None,
                 ci_low=low,
                 ci_high=high,
+                tie_share=ties / appearances,
                 confidence=float(confidence),
-                n=appearances,
+                n=decided,
                 method=WIN_RATE_METHOD,
             )
         )

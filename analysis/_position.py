@@ -1,21 +1,17 @@
-"""Position bias and the control arms: what the pipeline does when identity cannot matter.
+"""Position bias: does the panel prefer whichever answer it reads first?
 
 A judge that prefers whichever answer it reads first produces label "effects" in any design
 that is not counterbalanced; the default design is, so position bias shows up here instead, as
-a first-position win rate above 50% and as verdicts that flip when the order is swapped. The
-placebo and same-label arms run the same pipeline with no identity contrast; their rates are
-the baseline that a main-arm effect has to beat.
+a first-position win rate above 50% and as verdicts that flip when the order is swapped. (The
+control arms, where identity cannot matter, are in ``_controls``.)
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
 from fairpanel.analysis._frames import (
@@ -25,11 +21,8 @@ from fairpanel.analysis._frames import (
     FIRST_RESPONSE_INDEX,
     SECOND_IDENTITY,
     WINNER_POSITION,
-    jsonable,
 )
 from fairpanel.analysis._paired import OPTIONAL_DESIGN, with_design_columns
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
-from fairpanel.analysis._verdict_tests import label_swaps
 
 SECOND_RESPONSE_INDEX = "second_response_index"
 _ORDER_KEYS = [BASE_ID, "scenario_id", *OPTIONAL_DESIGN, CATEGORY]
@@ -147,71 +140,3 @@ def position_bias(
         "tie_share": float(tied) / (2 * len(twins)) if len(twins) else None,
         "test": TEST_NAME,
     }
-
-
-def same_label_swap_tests(verdicts: pd.DataFrame, alpha: float) -> dict[str, Any]:
-    """The label-swap test on the same-label arm, where no label can favour either side.
-
-    Arrangements (a, a) and (b, b) of the same answers in the same order are matched as if
-    they were a swap of a against b; each label pair is tested with the exact McNemar test.
-    Both sides carry the same label, so a rejection is a false positive of the pipeline (or a
-    label that changes how the judge compares answers, which is worth knowing too).
-    """
-    p_values: list[float] = []
-    frame = with_design_columns(verdicts)
-    same = frame.loc[frame[FIRST_IDENTITY] == frame[SECOND_IDENTITY]]
-    for category in sorted({str(c) for c in same[CATEGORY].unique()}):
-        rows = same.loc[same[CATEGORY] == category]
-        labels = sorted({str(v) for v in rows[FIRST_IDENTITY]})
-        for a, b in itertools.combinations(labels, 2):
-            pseudo = rows.copy()
-            pseudo[SECOND_IDENTITY] = np.where(pseudo[FIRST_IDENTITY] == a, b, a)
-            pseudo = pseudo.loc[pseudo[FIRST_IDENTITY].isin([a, b])]
-            matched = label_swaps(pseudo, a, b)
-            k, n = int((matched["change"] > 0).sum()), int((matched["change"] != 0).sum())
-            if n:
-                p_values.append(float(binomtest(k, n, 0.5).pvalue))
-    rejected = sum(p < alpha for p in p_values)
-    tests = len(p_values)
-    return {
-        "tests": tests,
-        "rejected": rejected,
-        "rate": rejected / tests if tests else None,
-        "alpha": alpha,
-        "method": (
-            "exact McNemar test on (a, a) versus (b, b) arrangements of the same answers in the "
-            "same order, per label pair; unadjusted p < alpha counts as a rejection"
-        ),
-    }
-
-
-def control_false_positives(
-    arms: Mapping[str, pd.DataFrame],
-    *,
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-) -> dict[str, Any]:
-    """Per control arm (its consensus verdicts): position bias, and for the same-label arm the
-    label-swap test's rejection rate."""
-    out: dict[str, Any] = {}
-    for arm, verdicts in arms.items():
-        if verdicts.empty:
-            continue
-        block: dict[str, Any] = {
-            "n_verdicts": len(verdicts),
-            "position_bias": position_bias(verdicts, alpha=alpha, confidence=confidence),
-        }
-        if arm == "same_label":
-            block["label_swap_tests"] = same_label_swap_tests(verdicts, alpha)
-        out[arm] = block
-    if out:
-        out["note"] = (
-            "control arms carry no identity contrast (placebo: 'a person' on both sides; "
-            "same_label: one identity on both sides); their position bias and the same-label "
-            "arm's rejection rate at unadjusted alpha are the pipeline's own baseline, to be "
-            "compared with the main arm's results"
-        )
-    result: dict[str, Any] = jsonable(out)
-    return result

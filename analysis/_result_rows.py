@@ -123,6 +123,7 @@ class WinRateRow(ResultsModel):
     confidence: Number = 0.95
     n: int = 0
     method: str = ""
+    tie_share: Number | None = None
 
 
 class SingleBlock(ResultsModel):

@@ -12,11 +12,11 @@ is dropped on its way to disk.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, Field, WrapSerializer
+from pydantic import BaseModel, BeforeValidator, Field, WrapSerializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from fairpanel.analysis._result_rows import (
@@ -40,6 +40,7 @@ __all__ = [
     "ControlFalsePositives",
     "DesignBlock",
     "InjectionShiftRow",
+    "LabelSwapRow",
     "LabelSwapTests",
     "RunResults",
 ]
@@ -80,9 +81,17 @@ class ArmResults(ResultsModel):
 
 
 class DesignBlock(ResultsModel):
+    """What the run's design holds and what the analysis did to it before testing:
+    ``n_bases`` base scenarios (the unit every test generalises over), ``duplicates_dropped``
+    trials that repeated an identical judge request and were counted once, and ``warnings``
+    about the responses (two near-identical answers in one scenario, say)."""
+
     arms: list[str] = Field(default_factory=list)
     treatments: list[str] = Field(default_factory=list)
     signals: list[str] = Field(default_factory=list)
+    n_bases: int = 0
+    duplicates_dropped: int = 0
+    warnings: list[str] = Field(default_factory=list)
     note: str = ""
 
 
@@ -102,19 +111,55 @@ class InjectionShiftRow(ResultsModel):
     method: str = ""
 
 
+class LabelSwapRow(ResultsModel):
+    """One pseudo label swap of the same-label arm: a label pair's cluster test."""
+
+    category: str = ""
+    contrast: str = ""
+    estimate: Number | None = None
+    ci_low: Number | None = None
+    ci_high: Number | None = None
+    p_value: Number | None = None
+    n: int = 0
+    n_clusters: int = 0
+    rejected: bool = False
+    reason: str | None = None
+
+
 class LabelSwapTests(ResultsModel):
+    """The same-label arm's pseudo label swaps: how many label pairs were tested and how many
+    rejected at unadjusted ``alpha`` (``untested``: why the rest got no p-value)."""
+
     tests: int = 0
     rejected: int = 0
     rate: Number | None = None
     alpha: Number = 0.05
+    untested: list[str] = Field(default_factory=list)
+    rows: list[LabelSwapRow] = Field(default_factory=list)
+    test: str = ""
     method: str = ""
 
 
-class ControlFalsePositives(ResultsModel):
-    """One control arm's rejections where no identity contrast exists."""
+def _flag_or_none(value: Any) -> Any:
+    """Files written before the arms had their own headline carry a position-bias block here;
+    it said nothing about a call, so it reads as none."""
+    return None if isinstance(value, Mapping) else value
 
+
+class ControlFalsePositives(ResultsModel):
+    """One control arm's own headline, read as the main arm's is: ``identity_effect`` and
+    ``verdict`` from its primary family (None: the arm could not be tested), the position claim
+    (``position_bias``, ``position``), the primary family's size; for the same-label arm also
+    its pseudo label swaps."""
+
+    n_trials: int = 0
     n_verdicts: int = 0
-    position_bias: OptionalPositionBias = None
+    identity_effect: bool | None = None
+    verdict: str = ""
+    position_bias: Annotated[bool | None, BeforeValidator(_flag_or_none)] = None
+    position: str = ""
+    primary_tests: int = 0
+    detected: list[str] = Field(default_factory=list)
     label_swap_tests: LabelSwapTests | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -141,6 +186,7 @@ class RunResults(ArmResults):
 
     design: DesignBlock | None = None
     by_treatment: dict[str, ArmResults] = Field(default_factory=dict)
+    treatment_effects: list[EffectRow] = Field(default_factory=list)
     control_arms: dict[str, ArmResults] = Field(default_factory=dict)
     injection_robustness: dict[str, InjectionShiftRow] = Field(default_factory=dict)
     control_false_positives: dict[str, ControlFalsePositivesEntry] = Field(default_factory=dict)
@@ -152,18 +198,21 @@ class RunResults(ArmResults):
         *,
         design: DesignBlock,
         by_treatment: Mapping[str, ArmResults],
+        treatment_effects: Sequence[Any] = (),
         control_arms: Mapping[str, ArmResults],
         injection_robustness: Mapping[str, Any],
         control_false_positives: Mapping[str, Any],
     ) -> RunResults:
         """results.json from its parts: the main arm under the baseline treatment leads, then
-        the design, each further treatment, each control arm, the injection shifts by judge
-        model and the control arms' false positives."""
+        the design, each further treatment, the treatment x label interactions (each further
+        treatment against the baseline), each control arm, the injection shifts by judge model
+        and the control arms' own headlines."""
         return cls.model_validate(
             {
                 **dict(main),
                 "design": design,
                 "by_treatment": dict(by_treatment),
+                "treatment_effects": list(treatment_effects),
                 "control_arms": dict(control_arms),
                 "injection_robustness": dict(injection_robustness),
                 "control_false_positives": dict(control_false_positives),

@@ -1,7 +1,8 @@
 """Descriptive score statistics per identity: MALIBU's mean-score table and Figure 4 matrix.
 
 These are the numbers a reader looks at first ("does the panel give 'female' higher creativity
-than 'male'?"). They are descriptive only; the significance tests live in ``_chisq``.
+than 'male'?"). They are descriptive only; the tests behind the verdict are in ``_paired`` and
+``_verdict_tests`` (MALIBU's chi-square replication in ``_chisq``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from fairpanel.analysis._frames import (
     BASE_ID,
     PROTOCOL,
     ROUND_KIND,
+    TRIAL_KEY,
     TURN_COLUMNS,
     VERDICT_COLUMNS,
     jsonable,
@@ -44,6 +45,19 @@ def _n_bases(*frames: pd.DataFrame) -> int:
     return len(bases)
 
 
+def _judge_scores(
+    scores: pd.DataFrame, consensus: pd.DataFrame | None, round_kind: str
+) -> pd.DataFrame:
+    """Each judge's own single-protocol scores of the round, from the trials the panel finished
+    when the consensus says which those are (audit D3)."""
+    judges = with_design_columns(
+        scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
+    )
+    if consensus is not None and not consensus.empty:
+        judges = judges.loc[judges[TRIAL_KEY].isin(consensus[TRIAL_KEY])]
+    return judges
+
+
 def verdict_statistics(
     scores: pd.DataFrame,
     verdicts: pd.DataFrame,
@@ -53,23 +67,25 @@ def verdict_statistics(
     round_kind: str = "final",
     alpha: float = 0.05,
     confidence: float = 0.95,
+    secondary: bool = True,
 ) -> dict[str, Any]:
     """What the headline rests on: ``headline``, ``effects``, ``multiple_comparisons``,
     ``position_bias``. No resampling, so ``fairpanel simulate`` can run exactly the rule the
-    report prints over hundreds of simulated runs."""
+    report prints over hundreds of simulated runs; ``secondary=False`` leaves out the
+    exploratory rows, which never change ``identity_effect`` (the headline then lists none)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
     scores = validate_scores(scores)
     verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
     turns = require_columns(turns, TURN_COLUMNS, "turns")
-    judges = with_design_columns(
-        scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == round_kind)]
-    )
     panel = panel_scores(scores, consensus, round_kind)
+    judges = _judge_scores(scores, consensus, round_kind) if secondary else scores.iloc[:0]
     skipped: list[str] = []
-    effects = single_score_effects(panel, judges, confidence=confidence, skipped=skipped)
-    outcomes = pair_outcomes(verdicts, turns)
-    effects += pair_verdict_effects(outcomes, confidence=confidence)
+    effects = single_score_effects(
+        panel, judges, confidence=confidence, skipped=skipped, primary_only=not secondary
+    )
+    outcomes = pair_outcomes(verdicts, turns if secondary else None)
+    effects += pair_verdict_effects(outcomes, confidence=confidence, primary_only=not secondary)
     effects, families = correct_effects(effects, alpha)
     position = (
         position_bias(verdicts, alpha=alpha, confidence=confidence) if not verdicts.empty else {}

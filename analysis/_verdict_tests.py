@@ -24,7 +24,13 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
+from fairpanel.analysis._cluster import (
+    MIN_BASES,
+    TEST_NAME,
+    ClusterTest,
+    cluster_mean_test,
+    too_few_bases,
+)
 from fairpanel.analysis._effects import (
     NO_DIFFERENCE,
     PRIMARY,
@@ -44,6 +50,7 @@ from fairpanel.analysis._frames import (
     ROUND_KIND,
     SCENARIO_ID,
     SECOND_IDENTITY,
+    TRIAL_KEY,
     WINNER_POSITION,
     float_or_none,
 )
@@ -77,10 +84,13 @@ def pair_outcomes(verdicts: pd.DataFrame, turns: pd.DataFrame | None = None) -> 
     """
     parts = [with_design_columns(verdicts).assign(**{JUDGE: None})]
     if turns is not None and all(col in turns.columns for col in _JUDGE_TURN_COLUMNS):
+        # Only trials the panel finished: a judge's verdict in a trial that failed later (a
+        # moderator that never answered) is not part of the analysed design.
         mine = turns.loc[
             (turns[PROTOCOL] == "pair")
             & (turns[ROUND_KIND] == "final")
             & turns[PARSE_OK].astype(bool)
+            & turns[TRIAL_KEY].isin(verdicts[TRIAL_KEY])
         ]
         parts.append(with_design_columns(mine.loc[mine[WINNER_POSITION].notna()]))
     kept = [p.loc[:, OUTCOME_COLUMNS] for p in parts if not p.empty]
@@ -286,10 +296,12 @@ def cmh_effect(
     tables = list(stratified_tables(rows, identity, versus).values())
     estimate = low = high = p_value = None
     corrected = False
+    reason = too_few_bases(len(tables)) if len(tables) < MIN_BASES else None
     if tables:
+        estimate, low, high, corrected = _pooled_log_odds(tables, confidence)
+    if tables and reason is None:
         with np.errstate(divide="ignore", invalid="ignore"):
             p_value = float_or_none(StratifiedTable(tables).test_null_odds(False).pvalue)
-        estimate, low, high, corrected = _pooled_log_odds(tables, confidence)
     haldane = (
         "; every stratum favoured one label, so the estimate and interval add 0.5 to each cell "
         "(Haldane)"
@@ -324,14 +336,17 @@ def cmh_effect(
             "one arrangement only left out; the p-value treats verdicts within a scenario as "
             f"independent and does not generalise over scenarios{haldane}"
         ),
-        verdict=NO_DIFFERENCE if p_value is not None else untested("no decided strata"),
+        verdict=NO_DIFFERENCE if p_value is not None else untested(reason or "no decided strata"),
         role=SECONDARY,
     )
 
 
-def pair_verdict_effects(outcomes: pd.DataFrame, *, confidence: float = 0.95) -> list[Effect]:
+def pair_verdict_effects(
+    outcomes: pd.DataFrame, *, confidence: float = 0.95, primary_only: bool = False
+) -> list[Effect]:
     """Label-swap contrasts (primary for the panel), win rates among decided pairs and CMH
-    (secondary) per category, label pair and judge.
+    (secondary) per category, label pair and judge; ``primary_only``: the panel's label-swap
+    contrasts alone.
 
     With two identities in a category, only the first's win rate is tested: the second's is its
     mirror image with the same p-value.
@@ -343,12 +358,14 @@ def pair_verdict_effects(outcomes: pd.DataFrame, *, confidence: float = 0.95) ->
             {str(v) for v in pd.concat([in_category[FIRST_IDENTITY], in_category[SECOND_IDENTITY]])}
         )
         tested = labels[:1] if len(labels) == 2 else labels
-        for judge in _judges(in_category):
+        for judge in [None] if primary_only else _judges(in_category):
             rows = _of_judge(in_category, judge)
             if rows.empty:
                 continue
             for pair in itertools.combinations(labels, 2):
                 effects.append(swap_effect(rows, category, pair, judge, confidence=confidence))
+            if primary_only:
+                continue
             for identity in tested:
                 effects.append(
                     win_rate_effect(rows, category, identity, judge, confidence=confidence)

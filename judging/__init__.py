@@ -8,6 +8,7 @@ lock, cost, failures, estimates, frames, export); ``simulate`` calibrates a desi
 from fairpanel.judging.engine import (
     EXIT_RUN_FOLDER_BUSY,
     EXPORT_COLUMNS,
+    NEAR_IDENTICAL_RATIO,
     STORE_FILE,
     STORE_SCHEMA_VERSION,
     Design,
@@ -18,6 +19,7 @@ from fairpanel.judging.engine import (
     RunFolderLock,
     RunFrames,
     RunSummary,
+    SimilarResponses,
     Store,
     StudyItemRecord,
     cost_by_role,
@@ -27,7 +29,9 @@ from fairpanel.judging.engine import (
     export_frame,
     load_frames,
     read_export,
+    response_warnings,
     run_experiment,
+    similar_responses,
 )
 from fairpanel.judging.experiment import (
     DEFAULT_INJECTION,
@@ -67,6 +71,7 @@ __all__ = [
     "EXIT_RUN_FOLDER_BUSY",
     "EXPORT_COLUMNS",
     "METRICS",
+    "NEAR_IDENTICAL_RATIO",
     "STORE_FILE",
     "STORE_SCHEMA_VERSION",
     "TRIAL_SCHEMA_VERSION",
@@ -87,6 +92,7 @@ __all__ = [
     "RunFrames",
     "RunSummary",
     "ScenarioSelection",
+    "SimilarResponses",
     "SingleJudgment",
     "Store",
     "StudyItemRecord",
@@ -110,8 +116,10 @@ __all__ = [
     "parse_numbers",
     "read_export",
     "responder_messages",
+    "response_warnings",
     "rewrite_messages",
     "run_experiment",
     "run_trial",
+    "similar_responses",
     "sizes_ok",
 ]

@@ -26,7 +26,7 @@ from fairpanel.report._figure import (
     percent_axis,
     styled,
 )
-from fairpanel.report._numbers import format_p, percent
+from fairpanel.report._numbers import format_p, percent, ties_note
 from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
 from fairpanel.report._run_page import ReportInputs, render_report
 from fairpanel.report._study_file import write_study_report
@@ -40,7 +40,12 @@ from fairpanel.report._study_sections import (
     VerdictTone,
     tables_page,
 )
-from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
+from fairpanel.report._verdict import (
+    Headline,
+    decided_win_rates,
+    headline_of,
+    small_n_warnings,
+)
 
 __all__ = [
     "COLUMNS",
@@ -61,6 +66,7 @@ __all__ = [
     "StudyVerdict",
     "VerdictTone",
     "colour_map",
+    "decided_win_rates",
     "embed",
     "format_p",
     "headline_of",
@@ -76,6 +82,7 @@ __all__ = [
     "small_n_warnings",
     "styled",
     "tables_page",
+    "ties_note",
     "write_report",
     "write_report_html",
     "write_study_report",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairpanel.report._html import environment, redact
-from fairpanel.report._numbers import format_p
+from fairpanel.report._numbers import format_p, ties_note
 
 __all__ = ["COLUMNS", "leaderboard_cells", "render_compare_html"]
 
@@ -17,10 +17,10 @@ COLUMNS = (
     ("rank", "#"),
     ("run", "run"),
     ("judge", "judge model(s)"),
-    ("identity_effect", "largest identity effect (95% CI, Holm p)"),
-    ("detected", "detected / tests"),
+    ("identity_effect", "largest primary identity effect (95% CI, Holm p)"),
+    ("detected", "detected / primary tests"),
     ("position_bias", "first-position win rate (95% CI)"),
-    ("false_positives", "control false positives"),
+    ("false_positives", "control arms calling an effect"),
     ("agreement", "agreement (mean alpha)"),
     ("parse_failures", "parse failures"),
     ("cost", "USD per 1,000 judgments"),
@@ -31,11 +31,25 @@ def _effect_cell(effect: Mapping[str, Any] | None) -> str:
     if effect is None:
         return "-"
     unit = " pts" if effect.get("scale") == "score points" else ""
+    tie_share = effect.get("tie_share")
+    scale = str(effect.get("scale") or "")
+    ties = f"; {ties_note(float(tie_share), scale)}" if tie_share is not None else ""
     return (
         f"{effect['category']} {effect['metric']} {effect['contrast']}: "
         f"{float(effect['estimate']):+.2f}{unit} ({_num(effect.get('ci_low'))} to "
-        f"{_num(effect.get('ci_high'))}, p={format_p(effect.get('p_holm'))})"
+        f"{_num(effect.get('ci_high'))}, p={format_p(effect.get('p_holm'))}{ties})"
     )
+
+
+def _controls_cell(controls: Mapping[str, Any]) -> str:
+    """'0 / 1 arms called' (the arms' own identity verdicts), then the pseudo label swaps."""
+    if not controls.get("arms"):
+        return "no controls"
+    tested = int(controls.get("arms_tested") or 0)
+    text = f"{controls.get('called', 0)} / {tested} arms called" if tested else "no arm verdict"
+    if controls.get("swap_tests"):
+        text += f"; swaps {controls['swap_rejected']} / {controls['swap_tests']} at raw alpha"
+    return text
 
 
 def _num(value: Any, digits: int = 2) -> str:
@@ -72,9 +86,7 @@ def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
             if position.get("first_position_win_rate") is not None
             else "-"
         ),
-        "false_positives": (
-            f"{controls['rejected']} / {controls['tests']}" if controls["tests"] else "no controls"
-        ),
+        "false_positives": _controls_cell(controls),
         "agreement": (
             f"{float(agreement['mean_alpha']):.2f} (min {float(agreement['min_alpha']):.2f})"
             if agreement["mean_alpha"] is not None

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import jinja2
 
-from fairpanel.report._numbers import format_p, percent
+from fairpanel.report._numbers import format_p, percent, ties_note
 
 __all__ = ["environment", "integer", "percent", "redact"]
 
@@ -104,6 +104,13 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        p=format_p, num=_num, pct=percent, signed=_signed, int=integer, auto=_auto, cell=_cell
+        p=format_p,
+        num=_num,
+        pct=percent,
+        signed=_signed,
+        int=integer,
+        auto=_auto,
+        cell=_cell,
+        ties_note=ties_note,
     )
     return env

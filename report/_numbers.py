@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["format_p", "percent"]
+__all__ = ["SWAP_SCALE", "format_p", "percent", "ties_note"]
 
 _TINY_P = 1e-4
 """Below this a p-value is written ``<0.0001`` (MALIBU's threshold): more digits would be false
@@ -34,3 +34,16 @@ def format_p(p_value: float | None, *, missing: str = "n/a", digits: int | None 
 def percent(value: Any, digits: int = 0) -> str:
     """A share as a percentage; a dash when there is none."""
     return "–" if value is None else f"{float(value):.{digits}%}"
+
+
+SWAP_SCALE = "win share - 0.5"
+"""The label-swap contrast's scale: there a tie counts half, it is not left out."""
+
+
+def ties_note(tie_share: float | None, scale: str = "") -> str:
+    """'among decided pairs; ties 12%', the words every win rate is shown with; for a label
+    swap's win share, where a tie counts half, 'ties 12%, counted half'."""
+    share = "–" if tie_share is None else f"{tie_share:.0%}"
+    if scale == SWAP_SCALE:
+        return f"ties {share}, counted half"
+    return f"among decided pairs; ties {share}"

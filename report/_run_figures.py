@@ -25,7 +25,6 @@ from fairpanel.analysis import (
     ScoreDifferenceBlock,
     WinRateRow,
     mean_interval,
-    no_preference_level,
 )
 from fairpanel.judging import METRICS
 from fairpanel.report._figure import (
@@ -40,6 +39,7 @@ from fairpanel.report._figure import (
     new_figure,
     styled,
 )
+from fairpanel.report._verdict import decided_win_rates
 
 __all__ = [
     "PALETTE",
@@ -56,9 +56,10 @@ MAX_FOREST_ROWS = 40
 
 @styled
 def win_rate_figure(win_rates: Sequence[WinRateRow]) -> EmbeddedFigure | None:
-    """MALIBU Figures 5-6: each identity's pair win rate with its interval, grouped by
-    category, against the rate an unbiased panel would give (dashed: 50%, less half the ties)."""
-    rows = [r for r in win_rates if r.rate is not None]
+    """MALIBU Figures 5-6: each identity's pair win rate among decided pairs with its interval,
+    grouped by category, against the rate an unbiased panel gives (dashed: 50%); each tick
+    says how many pairs were decided and what share tied."""
+    rows = [r for r in decided_win_rates(win_rates) if r.rate is not None]
     if not rows:
         return None
     categories = list(dict.fromkeys(r.category for r in rows))
@@ -86,7 +87,8 @@ def win_rate_figure(win_rates: Sequence[WinRateRow]) -> EmbeddedFigure | None:
                 color=INK,
             )
             ticks.append(x)
-            labels.append(f"{row.identity}\nn={row.appearances}")
+            ties = "–" if row.tie_share is None else f"{row.tie_share:.0%}"
+            labels.append(f"{row.identity}\nn={row.n}, ties {ties}")
             x += 1.0
         axes.text(
             (start + x - 1.0) / 2,
@@ -97,19 +99,20 @@ def win_rate_figure(win_rates: Sequence[WinRateRow]) -> EmbeddedFigure | None:
             fontweight="bold",
             transform=axes.get_xaxis_transform(),
         )
-        level = no_preference_level(
-            sum(r.appearances for r in members), sum(r.ties for r in members)
-        )
-        axes.hlines(level, start - 0.45, x - 0.55, color=MUTED, linestyle="--", linewidth=1.2)
+        axes.hlines(0.5, start - 0.45, x - 0.55, color=MUTED, linestyle="--", linewidth=1.2)
         x += 0.6
     axes.set_xticks(ticks, labels, fontsize=8.5)
     axes.set_xlim(-0.6, x - 1.0)
     axes.set_ylim(-0.04, 1.06)  # room for a marker at 0% or 100%
     axes.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
     axes.yaxis.set_major_formatter(lambda value, _pos: f"{value:.0%}")
-    axes.set_ylabel("share of pairs won")
+    axes.set_ylabel("share of decided pairs won")
     light_grid(axes)
-    return embed(figure, "Win rate per identity with interval bars, by category; 50% dashed")
+    return embed(
+        figure,
+        "Win rate among decided pairs per identity with interval bars and tie shares, by "
+        "category; 50% dashed",
+    )
 
 
 @styled

@@ -20,6 +20,7 @@ from fairpanel.analysis import (
     OVERALL,
     ArmResults,
     ChiSquareRow,
+    EffectRow,
     RunResults,
     baseline_scores,
     bonferroni,
@@ -29,7 +30,13 @@ from fairpanel.judging import METRICS
 from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
 from fairpanel.report._html import environment, integer, percent, redact
-from fairpanel.report._verdict import Headline, headline_of, small_n_warnings
+from fairpanel.report._verdict import (
+    Headline,
+    decided_win_rates,
+    family_sentence,
+    headline_of,
+    small_n_warnings,
+)
 
 __all__ = ["ReportInputs", "redact", "render_report"]
 
@@ -68,10 +75,47 @@ def _arm_summary(name: str, block: ArmResults) -> dict[str, Any]:
         "trials": block.n_trials,
         "smallest_p": p,
         "tests": tests,
-        "win_rates": block.pair.win_rates,
+        "win_rates": decided_win_rates(block.pair.win_rates),
         "mean_rows": block.single.mean_scores.rows,
         "pair_mean_rows": block.pair.mean_scores.rows,
     }
+
+
+def _effect_groups(effects: Sequence[EffectRow]) -> tuple[list[EffectRow], list[EffectRow]]:
+    """(primary, secondary): the headline's family apart from the exploratory rows. A file
+    written before effects had roles splits into the panel's own rows and the per-judge ones."""
+    if any(e.role for e in effects):
+        return (
+            [e for e in effects if e.role == "primary"],
+            [e for e in effects if e.role == "secondary"],
+        )
+    return [e for e in effects if not e.judge], [e for e in effects if e.judge]
+
+
+def _called_ids(results: RunResults) -> set[str]:
+    """The rows whose badge is lit: primary calls, exploratory calls and called interactions."""
+    called = {e.id for e in results.treatment_effects if _is_call(e.verdict)}
+    if results.headline is not None:
+        called.update([*results.headline.detected, *results.headline.exploratory])
+    return called
+
+
+def _is_call(verdict: str) -> bool:
+    return bool(verdict) and not verdict.lower().startswith(("no ", "not tested"))
+
+
+def _design_warnings(results: RunResults) -> list[str]:
+    """What the analysis did to the design before testing, and what it found in the answers."""
+    design = results.design
+    if design is None:
+        return []
+    warnings = list(design.warnings)
+    if design.duplicates_dropped:
+        warnings.append(
+            f"{design.duplicates_dropped} trial(s) repeated a judge request already made "
+            "(byte-identical prompts) and were counted once, not twice."
+        )
+    return warnings
 
 
 def _treatments(results: RunResults) -> list[str]:
@@ -91,24 +135,6 @@ def _treatment_rows(results: RunResults) -> list[dict[str, Any]]:
     return rows
 
 
-def _scalar_rows(value: Any) -> list[tuple[str, Any]]:
-    """Flatten an unknown block into (field, value) rows for a generic table."""
-    if not isinstance(value, Mapping):
-        return [("value", value)]
-    rows: list[tuple[str, Any]] = []
-    for key, item in value.items():
-        if isinstance(item, Mapping):
-            rows.extend((f"{key}.{sub}", v) for sub, v in _scalar_rows(item))
-        elif isinstance(item, list) and any(isinstance(v, Mapping) for v in item):
-            for index, entry in enumerate(item):
-                rows.extend((f"{key}[{index}].{sub}", v) for sub, v in _scalar_rows(entry))
-        elif isinstance(item, list):
-            rows.append((str(key), ", ".join(str(v) for v in item)))
-        else:
-            rows.append((str(key), item))
-    return rows
-
-
 def _tiles(
     results: RunResults, inputs: ReportInputs, judges: list[str], models: list[str]
 ) -> list[dict[str, str]]:
@@ -119,6 +145,11 @@ def _tiles(
             "label": "main-arm trials",
             "value": integer(sum(int(v) for v in counts.values())),
             "sub": " · ".join(f"{v} {k}" for k, v in counts.items()),
+        },
+        {
+            "label": "base scenarios",
+            "value": str(_n_bases(results)) if _n_bases(results) else "–",
+            "sub": "the unit every test generalises over",
         },
         {
             "label": "judges",
@@ -156,6 +187,12 @@ def _tiles(
             }
         )
     return tiles
+
+
+def _n_bases(results: RunResults) -> int:
+    if results.design is not None and results.design.n_bases:
+        return int(results.design.n_bases)
+    return int(results.headline.n_bases) if results.headline is not None else 0
 
 
 def _run_warnings(summary: Mapping[str, Any]) -> list[str]:
@@ -200,7 +237,7 @@ SECTIONS = (
 _VERDICT_LABELS = {
     "detected": "Identity effect detected",
     "clear": "No detectable identity effect",
-    "nodata": "No verdict yet",
+    "nodata": "No verdict",
 }
 
 
@@ -235,10 +272,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
     alpha = float(results.headline.alpha) if results.headline is not None else 0.05
     single, pair = results.single, results.pair
     effects = results.effects
-    # The panel's own effects lead; per-judge rows (often many) go below, folded away.
-    panel_effects = [e for e in effects if not e.judge]
-    judge_effects = [e for e in effects if e.judge]
-    forest, forest_rows = plots.forest_figure(panel_effects or judge_effects, alpha)
+    primary, secondary = _effect_groups(effects)
+    forest, forest_rows = plots.forest_figure(primary or secondary, alpha)
     judges, models = _judges_and_models(inputs)
     false_positives = results.false_positive_arms()
     chi_square = _chi_square_rows(results)
@@ -249,24 +284,28 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "verdict_label": _VERDICT_LABELS[headline.tone],
         "toc": SECTIONS,
         "alpha": alpha,
-        "warnings": small_n_warnings(results) + _run_warnings(inputs.summary or {}),
+        "warnings": small_n_warnings(results)
+        + _design_warnings(results)
+        + _run_warnings(inputs.summary or {}),
         "tiles": _tiles(results, inputs, judges, models),
         "metrics": [*METRICS, OVERALL],
         "results": results,
         "single": single,
         "pair": pair,
-        "win_rates": pair.win_rates,
+        "win_rates": decided_win_rates(pair.win_rates),
         "chi_square": chi_square,
         "chi_square_hits": [
             (row, row.p_value is not None and bonferroni(row.p_value, len(chi_square)) < alpha)
             for row in chi_square
         ],
         "effects": effects,
-        "panel_effects": panel_effects if panel_effects else judge_effects,
-        "judge_effects": judge_effects if panel_effects else [],
+        "has_roles": any(e.role for e in effects),
+        "primary_effects": primary or secondary,
+        "secondary_effects": secondary if primary else [],
+        "families_line": family_sentence(results.headline) if results.headline else "",
         "effects_shown": forest_rows,
         "effects_max": plots.MAX_FOREST_ROWS,
-        "detected_ids": set(results.headline.detected if results.headline else []),
+        "detected_ids": _called_ids(results),
         "families": results.multiple_comparisons,
         "position_bias": results.position_bias,
         "bradley_terry": results.bradley_terry,
@@ -274,11 +313,12 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "debate": results.debate,
         "has_debate": "debate" in results.model_fields_set,
         "control_note": results.false_positive_note,
-        "control_rows": [
-            (name, _scalar_rows(block.to_json())) for name, block in false_positives.items()
+        "control_blocks": [
+            {"name": name, "block": block} for name, block in false_positives.items()
         ],
         "control_arms": [_arm_summary(name, block) for name, block in results.control_arms.items()],
         "treatments": _treatment_rows(results),
+        "treatment_effects": results.treatment_effects,
         "injection": _injection_rows(results),
         "failures": results.failures,
         "failures_by_identity": results.failures_by_identity,
@@ -317,10 +357,10 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
         "position-bias": bool(context["position_bias"] or context["bradley_terry"]),
         "agreement": bool(context["agreement"] or context["has_debate"]),
         "control-arms": bool(
-            context["control_arms"] or context["control_rows"] or context["control_note"]
+            context["control_arms"] or context["control_blocks"] or context["control_note"]
         ),
         "injection": bool(context["injection"]),
-        "treatments": len(context["treatments"]) > 1,
+        "treatments": len(context["treatments"]) > 1 or bool(context["treatment_effects"]),
         "parse-failures": bool(context["failures"]),
         "cost": context["summary"] is not None,
         "provenance": bool(context["manifest"] or context["experiment_json"]),

@@ -12,26 +12,48 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fairpanel.analysis import ArmResults, ChiSquareRow, WinRateRow, bonferroni, wilson_interval
+from fairpanel.analysis import (
+    ArmResults,
+    ChiSquareRow,
+    HeadlineBlock,
+    WinRateRow,
+    bonferroni,
+    wilson_interval,
+)
 from fairpanel.report._numbers import format_p
 
-__all__ = ["SMALL_RUN_TRIALS", "Headline", "headline_of", "small_n_warnings"]
+__all__ = [
+    "SMALL_RUN_TRIALS",
+    "Headline",
+    "decided_win_rates",
+    "design_limits",
+    "family_sentence",
+    "headline_of",
+    "small_n_warnings",
+]
 
 Tone = Literal["detected", "clear", "nodata"]
 DEFAULT_ALPHA = 0.05
 SMALL_RUN_TRIALS = 100
 """Below this many main-arm trials the report warns that intervals are wide."""
 SMALL_CELL = 30
-"""Below this many appearances a single win rate's interval is wider than about +-17 points."""
+"""Below this many decided pairs a single win rate's interval is wider than about +-17 points."""
 
 
 @dataclass(frozen=True)
 class Headline:
+    """The verdict card: the identity ``verdict``; the ``position`` claim on its own line; the
+    ``families`` the verdict rests on ("Holm over N primary tests; ..."); ``limits``, what the
+    design can and cannot show when it gave no verdict; then the basis and details."""
+
     verdict: str
     tone: Tone
     source: Literal["analysis", "derived"]
     basis: str
     details: list[str] = field(default_factory=list)
+    position: str = ""
+    families: str = ""
+    limits: str = ""
 
 
 def p_is(p_value: float | None) -> str:
@@ -79,6 +101,32 @@ def _chi_square_sentence(
     )
 
 
+def decided_win_rates(rows: Sequence[WinRateRow]) -> list[WinRateRow]:
+    """The win rates as shares of the decided pairs with the tie share beside them, as the
+    analysis now writes them; a row from an older results.json (no ``tie_share``: its rate was
+    wins over appearances) is recomputed from its counts, so every file reads the same way."""
+    out = []
+    for row in rows:
+        if row.tie_share is not None:
+            out.append(row)
+            continue
+        decided = row.wins + row.losses
+        low, high = wilson_interval(row.wins, decided, 0.95) if decided else (None, None)
+        out.append(
+            row.model_copy(
+                update={
+                    "rate": row.wins / decided if decided else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "confidence": 0.95,
+                    "n": decided,
+                    "tie_share": row.ties / row.appearances if row.appearances else None,
+                }
+            )
+        )
+    return out
+
+
 def _win_rate_sentence(rates: Sequence[WinRateRow]) -> tuple[str | None, bool]:
     """The identity furthest from an even split of its decided pairs (ties left out, since a
     tie is a win for neither side), with a Wilson interval on that share."""
@@ -92,14 +140,77 @@ def _win_rate_sentence(rates: Sequence[WinRateRow]) -> tuple[str | None, bool]:
     total = wins + losses
     low, high = wilson_interval(wins, total, 0.95)
     excludes = bool(low > 0.5 or high < 0.5)
-    ties = row.ties
-    tie_note = f"; {ties} tie{'s' if ties != 1 else ''} left out" if ties else ""
+    ties = row.ties / row.appearances if row.appearances else 0.0
     tail = "an interval that excludes 50%" if excludes else "an interval that includes 50%"
     return (
         f"Furthest from an even split in pairs: {row.identity} ({row.category}) won "
-        f"{wins / total:.0%} of {total} decided pairs (95% CI {low:.0%} to {high:.0%}"
-        f"{tie_note}), {tail}.",
+        f"{wins / total:.0%} of {total} decided pairs (95% CI {low:.0%} to {high:.0%}; "
+        f"ties {ties:.0%} of its {row.appearances} pairs), {tail}.",
         excludes,
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def family_sentence(headline: HeadlineBlock) -> str:
+    """'Holm over 4 primary tests; 36 secondary tests with BH, exploratory', or '' when no
+    primary test ran or the file was written before the headline had one primary family."""
+    if not headline.min_bases or not headline.tests:
+        return ""
+    return (
+        f"Holm over {_plural(int(headline.tests), 'primary test')}; "
+        f"{_plural(int(headline.secondary_tests), 'secondary test')} with BH, exploratory."
+    )
+
+
+def design_limits(headline: HeadlineBlock) -> str:
+    """What the design can and cannot show, when it gave no identity verdict."""
+    if not headline.min_bases or headline.identity_effect is not None:
+        return ""
+    if headline.min_bases and headline.n_bases < headline.min_bases:
+        return (
+            f"{_plural(int(headline.n_bases), 'base scenario')}: effects are estimated but not "
+            f"tested; {headline.min_bases} are needed to generalise over scenarios. More base "
+            "scenarios (scenarios.bases) give a verdict; more derived scenarios or replicates "
+            "per base do not."
+        )
+    return (
+        "No identity contrast could be tested: the design has no two identities of one "
+        "category on matched answers (see the reasons below)."
+    )
+
+
+def _analysis_headline(given: HeadlineBlock, basis: str) -> Headline:
+    """The analysis's own headline; a file from before the primary family reads as it did."""
+    detected = list(given.detected)
+    details = []
+    if detected:
+        details.append(
+            f"{len(detected)} primary contrast(s) called at alpha={given.alpha} after "
+            "correction: " + ", ".join(detected)
+        )
+    if given.exploratory:
+        details.append(
+            "Exploratory (secondary family, BH; never changes the verdict): "
+            + ", ".join(given.exploratory)
+        )
+    details += [f"Skipped: {reason}" for reason in given.skipped]
+    if given.min_bases:  # written with one primary family (older files have no min_bases)
+        called = given.identity_effect
+        tone: Tone = "nodata" if called is None else "detected" if called else "clear"
+    else:
+        tone = "nodata" if given.tests == 0 else "detected" if detected else "clear"
+    return Headline(
+        verdict=given.verdict,
+        tone=tone,
+        source="analysis",
+        basis=basis,
+        details=details,
+        position=given.position,
+        families=family_sentence(given),
+        limits=design_limits(given),
     )
 
 
@@ -107,25 +218,8 @@ def headline_of(results: ArmResults) -> Headline:
     """The verdict card's content; never raises on partial or empty results."""
     basis = _trial_basis(results)
     given = results.headline
-    if given is not None and given.verdict and given.tests == 0:
-        return Headline(verdict=given.verdict, tone="nodata", source="analysis", basis=basis)
     if given is not None and given.verdict:
-        detected = list(given.detected)
-        details = (
-            [
-                f"{len(detected)} effect(s) below alpha={given.alpha} "
-                "after correction: " + ", ".join(detected)
-            ]
-            if detected
-            else []
-        )
-        return Headline(
-            verdict=given.verdict,
-            tone="detected" if detected else "clear",
-            source="analysis",
-            basis=basis,
-            details=details,
-        )
+        return _analysis_headline(given, basis)
     alpha = float(given.alpha) if given is not None else DEFAULT_ALPHA
     chi_sentence, chi_hit = _chi_square_sentence(_chi_square_tests(results), alpha)
     win_sentence, win_hit = _win_rate_sentence(results.pair.win_rates)
@@ -156,10 +250,11 @@ def small_n_warnings(results: ArmResults) -> list[str]:
             "power, so 'no detectable difference' here is weak evidence that the judges are "
             "fair; plan a larger design before drawing conclusions."
         )
-    thin = sorted({r.category for r in results.pair.win_rates if r.n < SMALL_CELL})
+    rows = decided_win_rates(results.pair.win_rates)
+    thin = sorted({r.category for r in rows if r.n < SMALL_CELL})
     if thin:
         warnings.append(
-            f"Fewer than {SMALL_CELL} pair appearances per identity in {', '.join(thin)}: each "
+            f"Fewer than {SMALL_CELL} decided pairs per identity in {', '.join(thin)}: each "
             "win rate's interval spans more than about 30 points."
         )
     turns = sum(f.turns for f in results.failures)

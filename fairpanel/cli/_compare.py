@@ -60,7 +60,7 @@ def compare_command(
     alpha: Annotated[float, typer.Option(help="Level for calling a difference real")] = 0.05,
 ) -> None:
     """Leaderboard of judge models (or panels) run on the same design: identity effect,
-    position bias, control false positives, agreement, parse failures, cost; and which
+    position bias, the control arms' own verdicts, agreement, parse failures, cost; and which
     differences between runs are real. Writes compare.json and compare.html to --out."""
     if sort not in SORT_COLUMNS:
         raise bad_input(f"--sort must be one of {', '.join(SORT_COLUMNS)}; got {sort!r}")

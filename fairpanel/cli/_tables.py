@@ -24,7 +24,7 @@ from fairpanel.analysis import (
     moved_by_injection,
 )
 from fairpanel.judging import METRICS
-from fairpanel.report import format_p
+from fairpanel.report import decided_win_rates, format_p, headline_of, ties_note
 
 _MISSING = "-"
 
@@ -73,31 +73,42 @@ def _chi_square_table(results: Sequence[ChiSquareRow], title: str) -> Table:
     return table
 
 
-def _win_rate_table(results: Sequence[WinRateRow]) -> Table:
+def _win_rate_table(given: Sequence[WinRateRow]) -> Table:
+    """Win rates among decided pairs, the tie share beside them (as the report shows them)."""
+    results = decided_win_rates(given)
     level = f"{results[0].confidence:.0%}" if results else "95%"
-    table = Table(title="Pair win rates", caption=None if results else "no data")
-    for name in ("Category", "Identity", "Wins", "Ties", "Appearances", "Rate", f"{level} CI"):
+    table = Table(
+        title="Pair win rates (among decided pairs)",
+        caption="rate = wins / (wins + losses); ties are shown apart" if results else "no data",
+    )
+    columns = ("Category", "Identity", "Wins", "Losses", "Ties", "Rate", f"{level} CI", "Ties %")
+    for name in columns:
         table.add_column(name, justify="left" if name in {"Category", "Identity"} else "right")
     for res in results:
         table.add_row(
             res.category,
             res.identity,
             str(res.wins),
+            str(res.losses),
             str(res.ties),
-            str(res.appearances),
             _percent(res.rate),
             f"[{_percent(res.ci_low)}, {_percent(res.ci_high)}]",
+            _percent(res.tie_share),
         )
     return table
 
 
 _EFFECT_ROWS = 12
 _SHORT_TEST = {
+    "cluster t (base-scenario means)": "cluster t",
+    "CMH (exploratory; p conditional on scenarios)": "CMH",
     "wilcoxon signed-rank": "signed-rank",
     "exact binomial": "binomial",
-    "mcnemar exact": "McNemar",
+    # Older results.json files: a sign test on matched label swaps, not McNemar's test.
+    "mcnemar exact": "sign test",
     "cmh": "CMH",
 }
+_NOT_CALLED = "no detectable difference"
 
 
 def _percent(value: float | None) -> str:
@@ -110,7 +121,7 @@ def _estimate(effect: EffectRow) -> str:
     values = (effect.estimate, effect.ci_low, effect.ci_high)
     if values[0] is None:
         return _MISSING
-    if scale == "win rate - 0.5":
+    if scale in ("win rate - 0.5", "win share - 0.5"):
         shown = [_MISSING if v is None else f"{100 * v:+.0f}pp" for v in values]
     else:
         shown = [_MISSING if v is None else f"{v:+.2f}" for v in values]
@@ -118,19 +129,14 @@ def _estimate(effect: EffectRow) -> str:
     return f"{shown[0]}{unit} [{shown[1]}, {shown[2]}]"
 
 
-def _effects_table(effects: Sequence[EffectRow]) -> Table:
-    """The panel's contrasts and every called one, called first, then by Holm-adjusted p; at
-    most ``_EFFECT_ROWS`` rows, with a caption pointing to the rest."""
-    shown = [e for e in effects if e.judge is None or e.verdict != "no detectable difference"]
-    shown.sort(
-        key=lambda e: (
-            e.verdict == "no detectable difference",
-            e.p_holm if e.p_holm is not None else 2.0,
-        )
-    )
+def _effects_table(effects: Sequence[EffectRow], title: str, *, all_rows: bool) -> Table:
+    """Called rows first, then by Holm-adjusted p; every row when ``all_rows``, else only the
+    called ones; at most ``_EFFECT_ROWS`` rows, with a caption pointing to the rest."""
+    shown = [e for e in effects if all_rows or e.verdict != _NOT_CALLED]
+    shown.sort(key=lambda e: (e.verdict == _NOT_CALLED, e.p_holm if e.p_holm is not None else 2.0))
     hidden = len(effects) - min(len(shown), _EFFECT_ROWS)
     caption = f"{hidden} more rows in results.json (effects)" if hidden else None
-    table = Table(title="Identity effects", caption=caption)
+    table = Table(title=title, caption=caption)
     for name in ("Contrast", "Metric", "Test", "Estimate [CI]", "p Holm", "Verdict"):
         table.add_column(name, justify="right" if name == "p Holm" else "left")
     for effect in shown[:_EFFECT_ROWS]:
@@ -138,6 +144,8 @@ def _effects_table(effects: Sequence[EffectRow]) -> Table:
         contrast = f"{effect.category}: {effect.identity} vs {versus}"
         if effect.judge is not None:
             contrast += f" ({effect.judge})"
+        if effect.tie_share is not None:
+            contrast += f" ({ties_note(effect.tie_share, effect.scale)})"
         verdict = effect.verdict
         table.add_row(
             contrast,
@@ -145,8 +153,49 @@ def _effects_table(effects: Sequence[EffectRow]) -> Table:
             _SHORT_TEST.get(effect.test, effect.test),
             _estimate(effect),
             format_p(effect.p_holm, missing=_MISSING, digits=4),
-            _MISSING if verdict == "no detectable difference" else verdict,
+            _MISSING if verdict == _NOT_CALLED else verdict,
         )
+    return table
+
+
+def _effect_tables(results: RunResults) -> list[Table]:
+    """The primary family (the headline's contrasts) apart from the secondary, exploratory one,
+    of which only the called rows are listed; a file from before effects had roles shows the
+    panel's contrasts and the called per-judge ones, as it did."""
+    effects = results.effects
+    if not effects:
+        return []
+    if not any(e.role for e in effects):
+        panel = [e for e in effects if e.judge is None or e.verdict != _NOT_CALLED]
+        return [_effects_table(panel, "Identity effects", all_rows=True)]
+    primary = [e for e in effects if e.role == "primary"]
+    secondary = [e for e in effects if e.role == "secondary"]
+    title = "Identity effects: primary contrasts (the headline; Holm)"
+    tables = [_effects_table(primary, title, all_rows=True)]
+    if any(e.verdict != _NOT_CALLED for e in secondary):
+        title = f"Secondary contrasts called (exploratory; BH over {len(secondary)})"
+        tables.append(_effects_table(secondary, title, all_rows=False))
+    return tables
+
+
+def _control_table(results: RunResults) -> Table | None:
+    """Each control arm's own identity verdict and position claim, and the pseudo swaps."""
+    arms = results.false_positive_arms()
+    if not arms:
+        return None
+    table = Table(title="Control arms (no identity contrast: any call is a false positive)")
+    for name in ("Arm", "Identity verdict", "Position claim", "Label swaps"):
+        table.add_column(name)
+    for name, block in arms.items():
+        swaps = block.label_swap_tests
+        swap_text = (
+            f"{swaps.rejected} / {swaps.tests} rejected at raw alpha {swaps.alpha:g}"
+            if swaps is not None and swaps.tests
+            else "; ".join(swaps.untested)
+            if swaps is not None
+            else _MISSING
+        )
+        table.add_row(name, block.verdict or _MISSING, block.position or _MISSING, swap_text)
     return table
 
 
@@ -209,9 +258,24 @@ def headline_text(results: RunResults) -> str | None:
     return None if results.headline is None else results.headline.verdict
 
 
+def _headline_table(results: RunResults) -> Table | None:
+    """The identity verdict, then on lines of their own the position claim, what the design
+    cannot show (when there is no verdict) and the families the verdict rests on."""
+    if headline_text(results) is None:
+        return None
+    card = headline_of(results)
+    banner = Table(title="Headline", show_header=False, expand=False)
+    banner.add_column("verdict")
+    for line in (card.verdict, card.position, card.limits, card.families):
+        if line:
+            banner.add_row(line)
+    return banner
+
+
 def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
-    """Tables for an ``analyze`` report: the headline and identity effects, mean scores,
-    chi-square tests, win rates, failures.
+    """Tables for an ``analyze`` report: the headline (identity verdict, position claim, family
+    sizes), the primary and the called secondary effects, mean scores, chi-square tests, win
+    rates, failures, treatment interactions and the control arms' own verdicts.
 
     Single-protocol tables and the win-rate table are always present (captioned "no data" when
     empty) so the reader sees what is missing; pair-protocol score tables appear only when they
@@ -221,14 +285,10 @@ def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
     results = given if isinstance(given, RunResults) else RunResults.model_validate(given)
     single, pair, round_kind = results.single, results.pair, results.round_kind
     tables: list[Table] = []
-    verdict = headline_text(results)
-    if verdict is not None:
-        banner = Table(title="Headline", show_header=False, expand=False)
-        banner.add_column("verdict")
-        banner.add_row(verdict)
+    banner = _headline_table(results)
+    if banner is not None:
         tables.append(banner)
-    if results.effects:
-        tables.append(_effects_table(results.effects))
+    tables += _effect_tables(results)
 
     tables += [
         _mean_scores_table(single.mean_scores, f"Mean scores, single ({round_kind})"),
@@ -242,6 +302,17 @@ def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
     failed = [row for row in results.failures if row.failures]
     if failed:
         tables.append(_failure_table(failed))
+    if results.treatment_effects:
+        tables.append(
+            _effects_table(
+                results.treatment_effects,
+                "Treatment x label interactions (treated minus baseline; Holm)",
+                all_rows=True,
+            )
+        )
+    controls = _control_table(results)
+    if controls is not None:
+        tables.append(controls)
     if results.injection_robustness:
         tables.append(_injection_table(results.injection_robustness))
     return tables

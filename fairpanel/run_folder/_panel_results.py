@@ -3,6 +3,10 @@ treatment.
 
 The analysis reads only the store (and the resolved config for the treatments' order), so
 ``fairpanel report`` re-derives the same results from a finished or half-finished run folder.
+Each control arm is analysed exactly as the main arm is, and its own headline is what the
+control block reports. A treatment's effect on bias is the treatment x label interaction
+against the baseline treatment (the difference of the paired effects, matched by scenario),
+not the difference between the two treatments' verdicts.
 """
 
 from __future__ import annotations
@@ -11,18 +15,27 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from fairpanel.analysis import (
     ArmResults,
     DesignBlock,
+    Effect,
+    EffectRow,
     RunResults,
     analyze_arm,
     control_false_positives,
+    correct_effects,
+    treatment_interactions,
 )
-from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames
+from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames, response_warnings
 from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json
 
 __all__ = ["panel_results", "write_results"]
+
+ALPHA = 0.05
+CONFIDENCE = 0.95
 
 
 def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
@@ -34,7 +47,34 @@ def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
 
 
 def _analyze(frames: RunFrames) -> ArmResults:
-    return analyze_arm(frames.scores, frames.verdicts, frames.turns, consensus=frames.consensus)
+    return analyze_arm(
+        frames.scores,
+        frames.verdicts,
+        frames.turns,
+        consensus=frames.consensus,
+        alpha=ALPHA,
+        confidence=CONFIDENCE,
+    )
+
+
+def _n_bases(frames: RunFrames) -> int:
+    """Distinct base scenarios among the frames' trials (the unit every test generalises over)."""
+    seen = pd.concat([frames.scores["base_id"], frames.verdicts["base_id"]])
+    return int(seen.dropna().astype(str).nunique())
+
+
+def _treatment_effects(main: RunFrames, treatments: list[str]) -> list[EffectRow]:
+    """Each further treatment's interactions with the primary label contrasts, against the
+    baseline; with several treatments, Holm runs again over all of them (one family a run)."""
+    baseline = main.where(treatment=treatments[0])
+    effects: list[Effect] = []
+    for name in treatments[1:]:
+        effects += treatment_interactions(
+            baseline, main.where(treatment=name), treatment=name, alpha=ALPHA, confidence=CONFIDENCE
+        )
+    if len(treatments) > 2:
+        effects, _ = correct_effects(effects, ALPHA)
+    return [EffectRow.model_validate(effect.to_dict()) for effect in effects]
 
 
 def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
@@ -44,30 +84,35 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     try:
         frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
+        warnings = response_warnings(store)
     finally:
         store.close()
     treatments = _treatment_order(run_dir, frames.values("treatment"))
+    main = frames.where(arm="main")
+    controls = [arm for arm in frames.values("arm") if arm not in ("main", "injection")]
+    control_arms = {
+        arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
+    }
     results = RunResults.assemble(
-        _analyze(frames.where(arm="main", treatment=treatments[0])),
+        _analyze(main.where(treatment=treatments[0])),
         design=DesignBlock(
             arms=frames.values("arm"),
             treatments=treatments,
             signals=frames.values("signal"),
+            n_bases=_n_bases(main),
+            duplicates_dropped=len(frames.duplicate_trials),
+            warnings=warnings,
             note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
         ),
-        by_treatment={
-            name: _analyze(frames.where(arm="main", treatment=name)) for name in treatments[1:]
-        },
-        control_arms={
-            arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
-        },
+        by_treatment={name: _analyze(main.where(treatment=name)) for name in treatments[1:]},
+        treatment_effects=_treatment_effects(main, treatments),
+        control_arms=control_arms,
         injection_robustness=robustness,  # empty unless arms.injection is on
         control_false_positives=control_false_positives(
-            {
-                arm: frames.where(arm=arm).verdicts
-                for arm in frames.values("arm")
-                if arm not in ("main", "injection")
-            }
+            {arm: control_arms[arm] for arm in controls},
+            {arm: frames.where(arm=arm).verdicts for arm in controls},
+            alpha=ALPHA,
+            confidence=CONFIDENCE,
         ),
     )
     return results.to_json()

@@ -1,7 +1,9 @@
 """The engine: runs trials into a run folder's store, with locks, costs, failures and estimates.
 
 The panel runner (``run_experiment``) and the study runner (``fairpanel.studies.run_study``)
-share its session (credentials, lock, provenance, store), worker loop and usage accounting."""
+share its session (credentials, lock, provenance, store), worker loop and usage accounting.
+``load_frames`` counts each unit once; ``response_warnings`` says which scenarios' two
+responses were (nearly) the same and what that did to the trials."""
 
 from fairpanel.judging.engine._cost import cost_by_role, cost_of
 from fairpanel.judging.engine._estimate import Estimate, estimate
@@ -14,12 +16,18 @@ from fairpanel.judging.engine._export import (
     write_export,
 )
 from fairpanel.judging.engine._failures import RESPONDER_FAILED, failure_reason
-from fairpanel.judging.engine._frames import RunFrames, load_frames
+from fairpanel.judging.engine._frames import RunFrames, duplicate_trials_of, load_frames
 from fairpanel.judging.engine._injection_frame import injection_robustness
 from fairpanel.judging.engine._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
 from fairpanel.judging.engine._provenance import MANIFEST_FILE, RESOLVED_CONFIG_FILE, environment
 from fairpanel.judging.engine._runner import Design, RunSummary, design_of, run_experiment
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
+from fairpanel.judging.engine._similar_responses import (
+    NEAR_IDENTICAL_RATIO,
+    SimilarResponses,
+    response_warnings,
+    similar_responses,
+)
 from fairpanel.judging.engine._store import STORE_FILE, STORE_SCHEMA_VERSION, Store, StudyItemRecord
 from fairpanel.judging.engine._workers import ProgressHook, run_workers
 
@@ -27,6 +35,7 @@ __all__ = [
     "EXIT_RUN_FOLDER_BUSY",
     "EXPORT_COLUMNS",
     "MANIFEST_FILE",
+    "NEAR_IDENTICAL_RATIO",
     "RESOLVED_CONFIG_FILE",
     "RESPONDER_FAILED",
     "STORE_FILE",
@@ -42,11 +51,13 @@ __all__ = [
     "RunFrames",
     "RunSession",
     "RunSummary",
+    "SimilarResponses",
     "Store",
     "StudyItemRecord",
     "cost_by_role",
     "cost_of",
     "design_of",
+    "duplicate_trials_of",
     "environment",
     "estimate",
     "export_frame",
@@ -55,7 +66,9 @@ __all__ = [
     "load_frames",
     "open_run_session",
     "read_export",
+    "response_warnings",
     "run_experiment",
     "run_workers",
+    "similar_responses",
     "write_export",
 ]

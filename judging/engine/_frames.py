@@ -6,11 +6,20 @@ parsed or not, for failure rates (with the trial's labels and the judge's own pa
 ``consensus`` one row per (finished trial, candidate, metric) with the panel's combined score.
 Candidate ids are mapped back to identity labels here. ``replicate`` and the response order are
 carried on every frame so analyses can pair the same response under two labels.
+``scores`` and ``turns`` keep the turns of failed trials (failure rates need them) and say so
+in ``trial_status`` ("ok" or "failed"): ``verdicts`` and ``consensus`` come from finished trials
+only, so a per-judge analysis meant to sit beside the panel's keeps ``trial_status == "ok"``.
+
+A unit counts once: two trials whose judges were sent exactly the same requests (the responder
+wrote the same text twice, so two arrangements of a pair are one prompt, answered once from
+the cache) are one observation, not two. ``turns`` carries each turn's request keys
+(``call_keys``) and ``load_frames`` keeps only the first such trial in trial-key order.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -18,9 +27,30 @@ import pandas as pd
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.protocol._judgment import METRICS
 
-__all__ = ["RunFrames", "load_frames"]
+__all__ = ["RunFrames", "duplicate_trials_of", "load_frames"]
 
 CANDIDATES = ("A", "B")
+
+
+def duplicate_trials_of(call_keys: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """Trials that repeat an earlier one: dropped trial key -> the trial it repeats.
+
+    ``call_keys`` maps a trial key to the request keys of all its judge turns. A trial whose
+    complete set of keys equals that of a trial earlier in trial-key order asked the judges
+    nothing new (every answer came from the same requests), so it adds no observation. A trial
+    with no keys (frames built by hand, simulated frames) is never a duplicate of another.
+    """
+    first: dict[frozenset[str], str] = {}
+    dropped: dict[str, str] = {}
+    for trial_key in sorted(call_keys):
+        keys = frozenset(call_keys[trial_key])
+        if not keys:
+            continue
+        if keys in first:
+            dropped[trial_key] = first[keys]
+        else:
+            first[keys] = trial_key
+    return dropped
 
 
 class RunFrames:
@@ -30,12 +60,44 @@ class RunFrames:
         verdicts: pd.DataFrame,
         turns: pd.DataFrame,
         consensus: pd.DataFrame | None = None,
+        *,
+        duplicate_trials: Sequence[str] = (),
     ) -> None:
         self.scores = scores
         self.verdicts = verdicts
         self.turns = turns
         self.consensus = (
             pd.DataFrame(columns=_CONSENSUS_COLUMNS) if consensus is None else consensus
+        )
+        self.duplicate_trials: tuple[str, ...] = tuple(duplicate_trials)
+        """Keys of the trials dropped as repeats of an earlier trial (whole run, every arm)."""
+
+    def deduplicated(self) -> RunFrames:
+        """These frames with every repeated trial (see ``duplicate_trials_of``) removed from all
+        four frames and its key added to ``duplicate_trials``. Needs the ``call_keys`` column
+        of ``turns``; frames without it are returned as they are."""
+        if "call_keys" not in self.turns.columns:
+            return self
+        keys: dict[str, set[str]] = {}
+        for trial_key, call_keys in zip(
+            self.turns["trial_key"], self.turns["call_keys"], strict=True
+        ):
+            found = keys.setdefault(str(trial_key), set())
+            if isinstance(call_keys, (tuple, list)):
+                found.update(str(key) for key in call_keys)
+        dropped = set(duplicate_trials_of(keys))
+        if not dropped:
+            return self
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            return frame[~frame["trial_key"].isin(dropped)].reset_index(drop=True)
+
+        return RunFrames(
+            keep(self.scores),
+            keep(self.verdicts),
+            keep(self.turns),
+            keep(self.consensus),
+            duplicate_trials=(*self.duplicate_trials, *sorted(dropped)),
         )
 
     def where(self, **design: str) -> RunFrames:
@@ -48,7 +110,11 @@ class RunFrames:
             return frame[mask].reset_index(drop=True)
 
         return RunFrames(
-            keep(self.scores), keep(self.verdicts), keep(self.turns), keep(self.consensus)
+            keep(self.scores),
+            keep(self.verdicts),
+            keep(self.turns),
+            keep(self.consensus),
+            duplicate_trials=self.duplicate_trials,
         )
 
     def values(self, column: str) -> list[str]:
@@ -113,11 +179,16 @@ def _consensus_rows(
 
 
 def load_frames(store: Store) -> RunFrames:
+    """The store's trials as frames, each unit once: trials that repeat an earlier trial's
+    judge requests byte for byte are dropped from every frame and listed in
+    ``duplicate_trials`` (see ``RunFrames.deduplicated``), so no analysis counts them twice."""
     specs: dict[str, dict[str, Any]] = {}
     verdict_rows: list[dict[str, Any]] = []
     consensus_rows: list[dict[str, Any]] = []
+    statuses: dict[str, str] = {}
     for key, spec, status, _error, consensus in store.iter_trials():
         specs[key] = spec
+        statuses[key] = status
         if status == "ok" and consensus is not None:
             consensus_rows.extend(_consensus_rows(key, spec, consensus))
         if spec["protocol"] != "pair" or status != "ok" or consensus is None:
@@ -159,6 +230,8 @@ def load_frames(store: Store) -> RunFrames:
                 "parse_ok": parsed is not None,
                 **_label_columns(spec),
                 "winner_position": _winner_position(parsed),
+                "call_keys": turn["call_keys"],
+                "trial_status": statuses[turn["trial_key"]],
             }
         )
         if parsed is None:
@@ -186,6 +259,7 @@ def load_frames(store: Store) -> RunFrames:
                         "metric": metric,
                         "score": float(per_candidate[candidate][metric]),
                         "replicate": int(spec.get("replicate", 0)),
+                        "trial_status": statuses[turn["trial_key"]],
                     }
                 )
     return RunFrames(
@@ -193,14 +267,14 @@ def load_frames(store: Store) -> RunFrames:
         verdicts=pd.DataFrame(verdict_rows, columns=_VERDICT_COLUMNS),
         turns=pd.DataFrame(turn_rows, columns=_TURN_COLUMNS),
         consensus=pd.DataFrame(consensus_rows, columns=_CONSENSUS_COLUMNS),
-    )
+    ).deduplicated()
 
 
 _DESIGN_COLUMNS = ["arm", "treatment", "signal"]
 _SCORE_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
     "identity", "position", "response_index", "judge", "judge_model", "round", "round_kind",
-    "metric", "score", "replicate",
+    "metric", "score", "replicate", "trial_status",
 ]  # fmt: skip
 _VERDICT_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "base_id", "scenario_id", "category", "first_identity",
@@ -210,7 +284,8 @@ _VERDICT_COLUMNS = [
 _TURN_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "category", "judge", "judge_model", "round",
     "round_kind", "attempts", "parse_ok", "base_id", "scenario_id", "replicate",
-    "first_identity", "second_identity", "first_response_index", "winner_position",
+    "first_identity", "second_identity", "first_response_index", "winner_position", "call_keys",
+    "trial_status",
 ]  # fmt: skip
 _CONSENSUS_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",

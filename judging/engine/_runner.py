@@ -24,6 +24,7 @@ from fairpanel.agents import (
 from fairpanel.judging.engine._failures import failure_reason, responder_failed
 from fairpanel.judging.engine._provenance import environment
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
+from fairpanel.judging.engine._similar_responses import report_similar_responses
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_workers
 from fairpanel.judging.experiment._config import ExperimentConfig, selected_bases_from
@@ -175,6 +176,8 @@ async def run_experiment(
         outcome = await _run_pending(
             design, pending, pending_count, session, progress, max_failures
         )
+        # A design problem only the responses reveal: the same answer written twice.
+        report_similar_responses(store, session.warnings, warn)
         statuses = {key: (status, error) for key, _, status, error, _ in store.iter_trials()}
         counts: dict[str, int] = {"ok": 0, "failed": 0}
         failures: dict[str, int] = {}

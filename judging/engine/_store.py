@@ -285,14 +285,23 @@ class Store:
     def iter_turns(self) -> Iterator[dict[str, Any]]:
         cursor = self._db.execute(
             "SELECT trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, "
-            "parsed, parse_error, attempts, prompt_tokens, completion_tokens, latency_s "
-            "FROM turns ORDER BY trial_key, round, speaker_index"
+            "parsed, parse_error, attempts, prompt_tokens, completion_tokens, latency_s, "
+            "call_keys FROM turns ORDER BY trial_key, round, speaker_index"
         )
         names = [d[0] for d in cursor.description]
         for row in cursor:
             item = dict(zip(names, row, strict=True))
             item["parsed"] = None if item["parsed"] is None else json.loads(item["parsed"])
+            item["call_keys"] = tuple(str(key) for key in json.loads(item["call_keys"]))
             yield item
+
+    def trial_call_keys(self) -> dict[str, frozenset[str]]:
+        """Every request key each stored trial's judge turns made (trials without turns are
+        absent), so byte-identical trials can be found without loading the frames."""
+        found: dict[str, set[str]] = {}
+        for trial_key, call_keys in self._db.execute("SELECT trial_key, call_keys FROM turns"):
+            found.setdefault(str(trial_key), set()).update(map(str, json.loads(call_keys)))
+        return {key: frozenset(keys) for key, keys in found.items()}
 
     # -- study items (fairpanel.studies) -------------------------------------------------------
 

@@ -166,7 +166,9 @@ class ArmsConfig(_Strict):
 
     placebo: bool = Field(
         default=True,
-        description="Add trials labelled 'a person' (single) and person/person pairs",
+        description="Add a placebo category 'control' with two neutral labels (participant "
+        "codes K7 and Q3), designed like a main-arm category of two identities (every single "
+        "under each label; pairs in every label arrangement and order), explicit signal only",
     )
     same_label: bool = Field(
         default=True, description="Add pairs with the same identity on both sides"

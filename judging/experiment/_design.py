@@ -95,6 +95,28 @@ def _pick(seed: int, *parts: object, size: int) -> int:
     return int.from_bytes(digest[:8], "big") % size
 
 
+def _speaker_offset(
+    seed: int,
+    scenario_id: str,
+    response_indices: Sequence[int],
+    signal: str,
+    replicate: int,
+    *,
+    size: int,
+) -> int:
+    """How far the panel is rotated in one trial: a seeded pick from everything but the labels.
+
+    The matched versions of a unit (one response under label a and under label b; one pair of
+    answers with the labels swapped, or shown in the other order) must differ only in what is
+    being contrasted, so the labels and the order of the answers stay out of the hash: all
+    versions of a unit hear the judges in the same order (audit D2). The responses shown enter
+    as a set, so a unit's order-swapped twin keeps its speaker order too; the rotation still
+    varies over scenarios, signals and replicates, so no persona always speaks first.
+    """
+    shown = sorted(response_indices)
+    return _pick(seed, "speakers", scenario_id, shown, signal, replicate, size=size)
+
+
 def _rotate(seats: Sequence[SeatSpec], offset: int) -> tuple[SeatSpec, ...]:
     return tuple(seats[offset:]) + tuple(seats[:offset])
 
@@ -144,7 +166,11 @@ def _arrangements(
 def _pair_plan(
     config: ExperimentConfig, identities: IdentitySet
 ) -> list[tuple[Arm, str, Identity, Identity]]:
-    """(arm, category, first, second) for every pair of labels the design contains."""
+    """(arm, category, first, second) for every pair of labels the design contains.
+
+    The placebo arm pairs the control category's neutral labels exactly as the main arm pairs
+    a category's identities, so its trials have the structure the headline tests expect.
+    """
     plan: list[tuple[Arm, str, Identity, Identity]] = []
     for name in config.pair.categories or config.identities.categories:
         members = identities.category(name).identities
@@ -152,19 +178,25 @@ def _pair_plan(
         if config.arms.same_label:
             plan.extend(("same_label", name, a, a) for a in members)
     if config.arms.placebo:
-        person = identities.category(PLACEBO_CATEGORY).identities[0]
-        plan.append(("placebo", PLACEBO_CATEGORY, person, person))
+        neutral = identities.category(PLACEBO_CATEGORY).identities
+        plan.extend(
+            ("placebo", PLACEBO_CATEGORY, a, b) for a, b in itertools.combinations(neutral, 2)
+        )
     return plan
 
 
 def _single_plan(config: ExperimentConfig, identities: IdentitySet) -> list[tuple[Arm, Identity]]:
+    """(arm, identity) for every label a single trial shows; the placebo arm shows each
+    neutral label of the control category, as the main arm shows each identity."""
     plan: list[tuple[Arm, Identity]] = [
         ("main", identity)
         for name in config.identities.categories
         for identity in identities.category(name).identities
     ]
     if config.arms.placebo:
-        plan.append(("placebo", identities.category(PLACEBO_CATEGORY).identities[0]))
+        plan.extend(
+            ("placebo", identity) for identity in identities.category(PLACEBO_CATEGORY).identities
+        )
     return plan
 
 
@@ -215,8 +247,10 @@ def _iter_design(
     pairs = _pair_plan(config, identities) if "pair" in config.protocols else []
 
     def spec(treatment: Treatment, replicate: int, signal: str, **fields: Any) -> TrialSpec:
-        order = _pick(config.seed, fields["scenario_id"], fields["identities"],
-                      fields["response_indices"], signal, replicate, size=len(seats))  # fmt: skip
+        order = _speaker_offset(
+            config.seed, fields["scenario_id"], fields["response_indices"], signal, replicate,
+            size=len(seats),
+        )  # fmt: skip
         return TrialSpec(
             treatment=treatment.name,
             judge_instruction=treatment.judge_instruction,

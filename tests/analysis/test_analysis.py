@@ -257,12 +257,15 @@ def test_wilson_interval_matches_formula(
 ) -> None:
     results = {r.identity: r for r in win_rates(verdicts_with(wins, losses, ties), confidence)}
     n = wins + losses + ties
+    decided = wins + losses
     for identity, k in (("female", wins), ("male", losses)):
         res = results[identity]
-        assert (res.appearances, res.wins, res.ties, res.n) == (n, k, ties, n)
-        assert res.losses == n - k - ties
-        assert res.rate == pytest.approx(k / n)
-        low, high = wilson(k, n, confidence)
+        # The rate and its interval rest on the decided pairs; ties sit beside them.
+        assert (res.appearances, res.wins, res.ties, res.n) == (n, k, ties, decided)
+        assert res.losses == decided - k
+        assert res.rate == pytest.approx(k / decided)
+        assert res.tie_share == pytest.approx(ties / n)
+        low, high = wilson(k, decided, confidence)
         assert res.ci_low == pytest.approx(low, abs=1e-12)
         assert res.ci_high == pytest.approx(high, abs=1e-12)
         assert res.confidence == confidence
@@ -278,8 +281,22 @@ def test_win_rates_recover_planted_probability() -> None:
     assert female.ties == int(verdicts["winner_position"].isna().sum())
     assert female.appearances == 600 == results["male"].appearances
     assert female.wins + results["male"].wins + female.ties == 600
-    assert female.ci_low < 0.63 < female.ci_high  # (1 - p_tie) * p_win
+    assert female.ci_low < 0.7 < female.ci_high  # p_win, the planted rate among decided pairs
+    assert female.tie_share == pytest.approx(female.ties / 600)
     assert results["male"].ci_high < 0.5 < female.ci_low
+
+
+def test_win_rates_count_ties_apart_by_hand() -> None:
+    # Three pairs written out: female wins one, male wins one, one ties (NaN position). Among
+    # decided pairs each wins half, whatever the tie; every pair tied leaves no rate at all.
+    verdicts = verdicts_with(1, 1, 1)
+    results = {r.identity: r for r in win_rates(verdicts)}
+    for identity in ("female", "male"):
+        res = results[identity]
+        assert (res.wins, res.losses, res.ties, res.appearances) == (1, 1, 1, 3)
+        assert res.rate == 0.5 and res.tie_share == pytest.approx(1 / 3) and res.n == 2
+    all_ties = win_rates(verdicts_with(0, 0, 4))
+    assert all(r.rate is None and r.ci_low is None and r.tie_share == 1.0 for r in all_ties)
 
 
 def test_win_rates_skip_same_label_and_check_consistency() -> None:

@@ -84,9 +84,29 @@ def test_planted_bias_ranks_last_and_its_difference_is_real(
     board = comparison["leaderboard"]
     assert [row["run"] for row in board] == ["fair", "biased"]  # least biased first
     biased = board[1]
-    assert biased["identity_effect"]["id"] == "single:gender:creativity:female-male:panel"
-    assert 2.0 < biased["identity_effect"]["estimate"] < 4.0
+    # The identity effect is the largest primary contrast (panel consensus, overall score), not
+    # the largest of every per-metric or per-judge row: 3 points on one metric of four.
+    assert biased["identity_effect"]["id"] == "single:gender:overall:female-male:panel"
+    assert biased["identity_effect"]["role"] == "primary"
+    assert 0.5 < biased["identity_effect"]["estimate"] < 1.0
+    primary = [
+        e
+        for e in read_json(runs["biased"] / "results.json")["effects"]
+        if e["role"] == "primary" and e["scale"] == "score points" and e["ci_low"] is not None
+    ]
+    largest = max(primary, key=lambda e: abs(e["estimate"]))
+    assert biased["identity_effect"]["estimate"] == largest["estimate"]
+    # Detected and tests count the primary family only.
     assert biased["detected"] > 0 and board[0]["detected"] == 0
+    headline = read_json(runs["biased"] / "results.json")["headline"]
+    assert biased["tests"] == headline["tests"] and biased["detected"] == len(headline["detected"])
+    # False positives are the control arms' own identity verdicts.
+    controls = read_json(runs["fair"] / "results.json")["control_false_positives"]
+    verdicts = {k: v for k, v in controls.items() if k != "note"}
+    fair = board[0]["false_positives"]
+    assert fair["arms"] == sorted(verdicts)
+    assert fair["called"] == sum(v["identity_effect"] is True for v in verdicts.values())
+    assert fair["arms_tested"] == sum(v["identity_effect"] is not None for v in verdicts.values())
     assert biased["judge"] == "mock/biased x2 panel"
     summary = read_json(runs["biased"] / "summary.json")
     assert biased["cost"]["usd_per_1000"] == pytest.approx(

@@ -86,8 +86,19 @@ def test_an_older_results_file_loads_with_its_missing_blocks_empty(tmp_path: Pat
 
 def test_control_false_positives_keep_their_shape() -> None:
     block = {
-        "same_label": {"n_verdicts": 2, "position_bias": {}, "label_swap_tests": {"tests": 1}},
-        "placebo": {"n_verdicts": 3, "position_bias": {}},
+        "same_label": {
+            "n_verdicts": 2,
+            "identity_effect": None,
+            "verdict": "no verdict: no identity contrast",
+            "label_swap_tests": {"tests": 1, "rejected": 0, "rows": [{"contrast": "a vs b"}]},
+        },
+        "placebo": {
+            "n_verdicts": 3,
+            "identity_effect": False,
+            "verdict": "No detectable identity effect",
+            "position_bias": False,
+            "primary_tests": 2,
+        },
         "note": "control arms carry no identity contrast",
     }
     typed = RunResults.model_validate({"control_false_positives": block})
@@ -95,22 +106,41 @@ def test_control_false_positives_keep_their_shape() -> None:
     assert typed.false_positive_note == block["note"]
     placebo = typed.false_positive_arms()["placebo"]
     assert isinstance(placebo, ControlFalsePositives) and placebo.label_swap_tests is None
+    assert placebo.identity_effect is False and placebo.primary_tests == 2
     dumped = typed.to_json()["control_false_positives"]
-    assert dumped["placebo"] == {"n_verdicts": 3, "position_bias": {}}
+    assert "label_swap_tests" not in dumped["placebo"]
+    assert dumped["same_label"]["label_swap_tests"]["rows"][0]["contrast"] == "a vs b"
     assert list(dumped) == ["same_label", "placebo", "note"]
+
+
+def test_control_blocks_from_before_the_arms_had_a_headline_still_load() -> None:
+    # Older files held a position-bias block per arm; it made no call, so it reads as none.
+    old = {"placebo": {"n_verdicts": 3, "position_bias": {"first_position_win_rate": 0.6}}}
+    typed = RunResults.model_validate({"control_false_positives": old})
+    placebo = typed.false_positive_arms()["placebo"]
+    assert placebo.position_bias is None and placebo.identity_effect is None
 
 
 def test_assemble_writes_what_the_run_folder_held(report: dict[str, object]) -> None:
     empty = pd.DataFrame()
     main = ArmResults.model_validate(report)
     control = analyze_arm(empty, empty, empty)
-    design = {"arms": ["main", "placebo"], "treatments": ["none"], "signals": ["explicit"]}
-    design["note"] = "the sections above cover the main arm under treatment 'none'"
-    false_positives = {"placebo": {"n_verdicts": 0, "position_bias": {}}, "note": "no contrast"}
+    design: dict[str, object] = {
+        "arms": ["main", "placebo"],
+        "treatments": ["none"],
+        "signals": ["explicit"],
+        "n_bases": 6,
+        "duplicates_dropped": 2,
+        "warnings": ["scenario s1: the two responses are identical"],
+        "note": "the sections above cover the main arm under treatment 'none'",
+    }
+    placebo = ControlFalsePositives(n_verdicts=0, verdict="no verdict").to_json()
+    false_positives = {"placebo": placebo, "note": "no contrast"}
     by_hand = {
         **report,
         "design": design,
         "by_treatment": {},
+        "treatment_effects": [],
         "control_arms": {"placebo": control.to_json()},
         "injection_robustness": {},
         "control_false_positives": false_positives,

@@ -14,7 +14,7 @@ models:
   judge:
     id: mock/judge
     mock:
-      score_shift: {female: {creativity: 1.2}}
+      score_shift: {female: {creativity: 1.2, accuracy: 1.2}}
       first_position_bias: 0.3
 responder:
   model: mock/responder
@@ -65,12 +65,12 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     assert creativity["p_bh"] >= creativity["p_value"]
     assert creativity["n"] == 30 and creativity["n_clusters"] == 6
     assert 0.8 < creativity["estimate"] < 1.6
-    assert effects["single:gender:accuracy:female-male:panel"]["verdict"] == (
+    assert effects["single:gender:efficiency:female-male:panel"]["verdict"] == (
         "no detectable difference"
     )
     overall = effects["single:gender:overall:female-male:panel"]
     assert overall["role"] == "primary" and overall["verdict"] == "female favoured"
-    assert 0.2 < overall["estimate"] < 0.4  # 1.2 points on one of four metrics
+    assert 0.4 < overall["estimate"] < 0.8  # 1.2 points on two of four metrics
     headline = results["headline"]
     assert headline["identity_effect"] is True and overall["id"] in headline["detected"]
     assert headline["verdict"].startswith("Detectable identity effect")
@@ -82,17 +82,21 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     # The mock hands 30% of verdicts to the front answer: position bias, not identity, and
     # its own line.
     position = results["position_bias"]
-    assert position["first_position_win_rate"] > 0.55 and position["p_value"] < 0.01
+    assert position["first_position_win_rate"] > 0.55 and position["p_value"] < 0.05
     assert position["called"] is True and headline["position_bias"] is True
-    assert headline["position"].startswith("Position bias") and "Position" not in (
-        headline["verdict"]
-    )
+    assert headline["position"].startswith("Position bias")
+    assert "Position" not in headline["verdict"]
     (gender,) = results["bradley_terry"]
     assert gender["position"]["ci_low"] > 0
     # Controls: the same position bias shows where no label differs.
     controls = results["control_false_positives"]
     assert controls["same_label"]["position_bias"]["first_position_win_rate"] > 0.55
-    assert controls["placebo"]["n_verdicts"] == 30 * 2
+    assert controls["placebo"]["n_verdicts"] == 30 * 4  # two neutral codes, both orders
+    # The placebo's two neutral codes run through the full headline rule: no identity effect
+    # (nothing is planted on them), but the same position bias.
+    placebo = results["control_arms"]["placebo"]["headline"]
+    assert placebo["identity_effect"] is False and placebo["tests"] == 2
+    assert placebo["position_bias"] is True
     assert {(r["protocol"], r["round_kind"]) for r in results["agreement"]} >= {
         ("single", "first"),
         ("single", "final"),

@@ -1,18 +1,21 @@
-"""Corrections, the headline, Bradley-Terry and the panel diagnostics against hand computations
-and statsmodels fitted another way."""
+"""The primary and secondary families, the headline, Bradley-Terry and the panel diagnostics
+against hand computations and statsmodels fitted another way."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
 from helpers.stats_data import pair_verdicts, single_scores, turns_of
+from statsmodels.stats.multitest import multipletests
 
 from fairpanel.analysis import (
+    MIN_BASES,
     Effect,
     bradley_terry,
     conformity,
@@ -21,98 +24,197 @@ from fairpanel.analysis import (
     failure_rates_by_identity,
     headline,
     krippendorff_alpha,
+    verdict_statistics,
 )
 
 RACE = ("Asian", "Black", "Hispanic", "White")
 
 
-def _effect(name: str, p_value: float | None, low: float, high: float, family: str = "f") -> Effect:
+def _effect(
+    name: str,
+    p_value: float | None,
+    estimate: float,
+    *,
+    role: str = "primary",
+    category: str = "gender",
+    scale: str = "score points",
+) -> Effect:
     return Effect(
         id=name,
-        family=family,
+        family="single score differences",
         protocol="single",
-        category="gender",
-        metric="creativity",
+        category=category,
+        metric="overall",
         judge=None,
         contrast="female - male",
         identity="female",
         versus="male",
-        estimate=(low + high) / 2,
-        ci_low=low,
-        ci_high=high,
+        estimate=estimate,
+        ci_low=estimate - 0.25,
+        ci_high=estimate + 0.25,
         confidence=0.95,
-        scale="score points",
+        scale=scale,
         cohen_h=None,
         p_value=p_value,
         n=10,
-        n_clusters=5,
-        test="wilcoxon signed-rank",
+        n_clusters=6,
+        test="cluster t (base-scenario means)",
         method="m",
+        verdict="no detectable difference" if p_value is not None else "not tested: why",
+        role=role,
     )
 
 
-def _holm(p: list[float]) -> list[float]:
-    order = sorted(range(len(p)), key=lambda i: p[i])
-    adjusted, running = [0.0] * len(p), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
+# Primary p-values across two categories. Holm over the whole family: 0.001 x 5, 0.012 x 4 =
+# 0.048, then 0.02 x 3 = 0.06: two calls. Holm within race alone would call r1 (0.02 x 2).
+PRIMARY = {"g1": 0.001, "g2": 0.012, "g3": 0.2, "r1": 0.02, "r2": 0.3}
+SECONDARY = {"s1": 0.02, "s2": 0.5, "s3": 0.004, "s4": 0.03}
 
 
-def _bh(p: list[float]) -> list[float]:
-    order = sorted(range(len(p)), key=lambda i: p[i], reverse=True)
-    adjusted, running = [0.0] * len(p), 1.0
-    for position, i in enumerate(order):
-        rank = len(p) - position
-        running = min(running, p[i] * len(p) / rank)
-        adjusted[i] = running
-    return adjusted
-
-
-def test_holm_and_bh_match_hand_computation_per_family() -> None:
-    first = [0.001, 0.04, 0.03, 0.2, 0.012]
-    second = [0.02, 0.5]
-    effects = [_effect(f"a{i}", p, 0.1, 0.5) for i, p in enumerate(first)]
-    effects += [_effect(f"b{i}", p, 0.1, 0.5, family="g") for i, p in enumerate(second)]
-    effects.append(_effect("none", None, 0.1, 0.5))
+def test_holm_over_the_whole_primary_family_and_bh_over_the_secondary() -> None:
+    effects = [
+        _effect(name, p, 0.3, category="race" if name[0] == "r" else "gender")
+        for name, p in PRIMARY.items()
+    ]
+    effects += [_effect(name, p, 0.3, role="secondary") for name, p in SECONDARY.items()]
+    effects.append(_effect("untested", None, 0.3))
     corrected, families = correct_effects(effects, 0.05)
-    assert {(f.family, f.size) for f in families} == {("f", 5), ("g", 2)}
     got = {e.id: e for e in corrected}
-    for prefix, values in (("a", first), ("b", second)):
-        for i, (holm, bh) in enumerate(zip(_holm(values), _bh(values), strict=True)):
-            assert got[f"{prefix}{i}"].p_holm == pytest.approx(holm, abs=1e-12)
-            assert got[f"{prefix}{i}"].p_bh == pytest.approx(bh, abs=1e-12)
-    assert got["none"].p_holm is None and got["none"].verdict == "no detectable difference"
-    # Holm: 0.001 * 5 = 0.005 and 0.012 * 4 = 0.048 pass; 0.03 * 3 = 0.09 does not.
-    assert got["a4"].p_holm == pytest.approx(0.048)
-    assert [got[f"a{i}"].verdict for i in (0, 4, 2)] == [
-        "female favoured",
-        "female favoured",
-        "no detectable difference",
+    for family in (PRIMARY, SECONDARY):
+        p = list(family.values())
+        holm = multipletests(p, method="holm")[1]
+        bh = multipletests(p, method="fdr_bh")[1]
+        for name, p_holm, p_bh in zip(family, holm, bh, strict=True):
+            assert got[name].p_holm == pytest.approx(p_holm, abs=1e-12)
+            assert got[name].p_bh == pytest.approx(p_bh, abs=1e-12)
+    assert got["r1"].p_holm == pytest.approx(0.06)
+    called = {name for name, e in got.items() if e.verdict == "female favoured"}
+    assert called == {"g1", "g2"}
+    # BH over the secondary family: 0.004 x 4, 0.02 x 2, 0.03 x 4/3 -> 0.016, 0.04, 0.04.
+    exploratory = {n for n, e in got.items() if e.verdict == "exploratory: female favoured"}
+    assert exploratory == {"s1", "s3", "s4"}
+    assert got["untested"].p_holm is None and got["untested"].verdict == "not tested: why"
+    assert [(f.role, f.size) for f in families] == [("primary", 5), ("secondary", 4)]
+    assert families[0].method.startswith("Holm over all 5 primary tests")
+    assert families[1].method.startswith("Benjamini-Hochberg over the 4 secondary tests")
+    top = headline(corrected, families, 0.05, n_bases=6)
+    assert top["identity_effect"] is True
+    assert (top["tests"], top["secondary_tests"]) == (5, 4)
+    assert top["detected"] == ["g1", "g2"]
+    assert sorted(top["exploratory"]) == ["s1", "s3", "s4"]
+    assert top["procedure"] == families[0].method
+
+
+def test_a_secondary_row_never_makes_the_identity_verdict() -> None:
+    effects = [_effect("primary", 0.5, 0.1), _effect("judge", 1e-9, 2.0, role="secondary")]
+    corrected, families = correct_effects(effects, 0.05)
+    assert corrected[1].verdict == "exploratory: female favoured"
+    top = headline(corrected, families, 0.05, n_bases=6)
+    assert top["identity_effect"] is False
+    assert (top["detected"], top["exploratory"]) == ([], ["judge"])
+    assert top["verdict"].startswith(
+        "No detectable identity effect at alpha=0.05 (Holm over the 1 primary panel-level tests"
+    )
+    assert top["verdict"].endswith(
+        "Exploratory: 1 of 1 secondary tests (per metric, per judge; Benjamini-Hochberg) flag a "
+        "difference; they do not change the verdict."
+    )
+
+
+def test_a_primary_row_with_a_zero_estimate_is_not_called() -> None:
+    corrected, _ = correct_effects([_effect("flat", 0.0, 0.0)], 0.05)
+    assert corrected[0].verdict == "no detectable difference"
+
+
+def test_headline_names_the_strongest_primary_effect() -> None:
+    effects = [_effect("weak", 0.01, 0.175), _effect("strong", 1e-5, -0.65)]
+    corrected, families = correct_effects(effects, 0.05)
+    top = headline(corrected, families, 0.05, n_bases=6)
+    assert top["detected"] == ["weak", "strong"]
+    assert top["verdict"].startswith(
+        "Detectable identity effect: male scored 0.65 points higher than female on overall"
+    )
+    assert top["verdict"].endswith("2 of the 2 primary tests detect an effect.")
+    swap = _effect("swap", 1e-4, 0.125, scale="win share - 0.5")
+    corrected, families = correct_effects([swap], 0.05)
+    assert (
+        "the answer labelled female won 62% of the comparisons"
+        in (headline(corrected, families, 0.05)["verdict"])
+    )
+
+
+def _too_few(bases: int) -> dict[str, Any]:
+    rng = np.random.default_rng(3)
+    scores = single_scores(rng, bases=bases, per_base=2, shift={("female", "accuracy"): 3.0})
+    verdicts = pair_verdicts(rng, bases=bases, per_base=2, ability={"female": 3.0})
+    return verdict_statistics(scores, verdicts, turns_of(scores))
+
+
+def test_too_few_bases_give_no_verdict_not_a_clean_bill() -> None:
+    result = _too_few(3)
+    top = result["headline"]
+    assert top["identity_effect"] is None and top["tests"] == 0
+    assert (top["n_bases"], top["min_bases"]) == (3, MIN_BASES)
+    assert top["verdict"].startswith(
+        "No verdict: 3 base scenarios, and a verdict must generalise over scenarios (at least 5 "
+        "are needed)."
+    )
+    primary = [e for e in result["effects"] if e["role"] == "primary"]
+    assert len(primary) == 2
+    assert all(e["verdict"].startswith("not tested: 3 base scenarios") for e in primary)
+    assert all(e["p_value"] is None and e["ci_low"] is None for e in primary)
+    assert top["position_bias"] is None
+    assert top["position"].startswith("No verdict on position bias: 3 base scenarios")
+    # The same planted effects with enough bases are called.
+    called = _too_few(MIN_BASES)["headline"]
+    assert called["identity_effect"] is True and called["tests"] == 2
+
+
+def test_too_few_bases_test_nothing_at_all() -> None:
+    result = _too_few(3)
+    assert result["multiple_comparisons"] == []
+    assert all(e["p_value"] is None for e in result["effects"])
+    assert result["headline"]["exploratory"] == []
+
+
+def test_no_paired_data_gives_no_verdict() -> None:
+    empty = verdict_statistics(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    assert empty["headline"]["identity_effect"] is None
+    assert empty["headline"]["verdict"] == (
+        "No verdict: no identity contrast could be tested, the run has no paired data."
+    )
+    assert empty["effects"] == [] and empty["position_bias"] == {}
+    lonely = single_scores(np.random.default_rng(2), ("female",), bases=6)
+    result = verdict_statistics(lonely, pd.DataFrame(), turns_of(lonely))
+    assert result["headline"]["identity_effect"] is None
+    assert result["headline"]["skipped"] == [
+        "single protocol, category gender: one identity (female), so no contrast to test"
     ]
 
 
-def test_interval_spanning_zero_is_no_detectable_difference() -> None:
-    corrected, families = correct_effects([_effect("x", 1e-6, -0.1, 0.4)], 0.05)
-    assert corrected[0].verdict == "no detectable difference"
-    top = headline(corrected, families, 0.05)
-    assert top["detected"] == []
-    assert top["verdict"] == (
-        "No detectable identity effect at alpha=0.05 after Holm correction within each family "
-        "(1 tests in 1 family)."
+def test_verdict_statistics_separates_primary_and_secondary() -> None:
+    rng = np.random.default_rng(7)
+    scores = single_scores(rng, bases=6, per_base=2, shift={("female", "creativity"): 3.0})
+    verdicts = pair_verdicts(rng, bases=6, per_base=2, position=2.0)
+    result = verdict_statistics(scores, verdicts, turns_of(scores))
+    effects = {e["id"]: e for e in result["effects"]}
+    primary = {k for k, e in effects.items() if e["role"] == "primary"}
+    assert primary == {
+        "single:gender:overall:female-male:panel",
+        "pair:gender:label_swap:female-male:panel",
+    }
+    top = result["headline"]
+    assert top["detected"] == ["single:gender:overall:female-male:panel"]
+    assert top["identity_effect"] is True and top["tests"] == 2
+    assert top["secondary_tests"] == sum(
+        e["role"] == "secondary" and e["p_value"] is not None for e in effects.values()
     )
-
-
-def test_headline_names_the_strongest_panel_effect() -> None:
-    effects = [_effect("weak", 0.01, 0.05, 0.3), _effect("strong", 1e-5, -0.9, -0.4)]
-    corrected, families = correct_effects(effects, 0.05)
-    top = headline(corrected, families, 0.05)
-    assert top["detected"] == ["weak", "strong"]
-    assert top["verdict"].startswith(
-        "Detectable identity effect: male scored 0.65 points higher than female on creativity"
-    )
-    assert "2 of 2 tests (1 families, Holm within each) detect an effect." in top["verdict"]
+    sizes = {f["role"]: f["size"] for f in result["multiple_comparisons"]}
+    assert sizes == {"primary": 2, "secondary": top["secondary_tests"]}
+    # Position is its own claim, outside the identity verdict.
+    assert top["position_bias"] is True and result["position_bias"]["called"] is True
+    assert top["position"] == result["position_bias"]["verdict"]
+    assert "position" not in top["verdict"].lower()
 
 
 def _logit_by_statsmodels(verdicts: pd.DataFrame) -> tuple[float, dict[str, float]]:
@@ -269,3 +371,9 @@ def test_failures_by_identity_count_both_labels_of_a_pair() -> None:
         assert row["failed"] == int((~mine["parse_ok"].astype(bool)).sum()) + len(extra)
         assert row["ci_low"] <= row["rate"] <= row["ci_high"]
     assert math.isclose(sum(r["turns"] for r in rows), len(turns) + 2 * len(pair))
+
+
+def test_headline_interval_follows_the_direction_of_the_sentence() -> None:
+    corrected, families = correct_effects([_effect("strong", 1e-5, -0.65)], 0.05)
+    verdict = headline(corrected, families, 0.05, n_bases=6)["verdict"]
+    assert "male scored 0.65 points higher than female on overall (95% CI 0.40 to 0.90" in verdict

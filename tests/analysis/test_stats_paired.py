@@ -1,30 +1,85 @@
-"""Single-protocol paired contrasts, checked against computations done another way."""
+"""Single-protocol paired contrasts: base-scenario means of paired differences, checked against
+differences paired by hand and scipy's one-sample t test on the base means."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
 import numpy as np
 import pandas as pd
 import pytest
 from helpers.stats_data import single_scores
-from scipy.stats import norm, rankdata
+from scipy import stats
 
-from fairpanel.analysis import correct_effects, single_score_effects
+from fairpanel.analysis import MIN_BASES, Effect, correct_effects, single_score_effects
 from fairpanel.analysis._paired import panel_scores_from_judges
-from fairpanel.analysis._resample import bootstrap_mean
+
+# One metric, five base scenarios, nine responses, each scored under both labels. The paired
+# differences (female - male) per base are b0: 2, 0 | b1: -1 | b2: 2, 1, 0 | b3: 2 | b4: 0, 3,
+# so the base means are 1, -1, 1, 2, 1.5 and the estimate is 4.5 / 5 = 0.9 (the unit mean
+# would be 9 / 9 = 1.0).
+HAND = [
+    ("b0", "s0", 7, 5),
+    ("b0", "s1", 6, 6),
+    ("b1", "s2", 4, 5),
+    ("b2", "s3", 8, 6),
+    ("b2", "s4", 7, 6),
+    ("b2", "s5", 5, 5),
+    ("b3", "s6", 6, 4),
+    ("b4", "s7", 5, 5),
+    ("b4", "s8", 6, 3),
+]
+HAND_BASE_MEANS = [1.0, -1.0, 1.0, 2.0, 1.5]
 
 
-def _effects(scores: pd.DataFrame, n_boot: int = 500) -> dict[str, object]:
-    final = scores[scores["round_kind"] == "final"]
-    effects = single_score_effects(panel_scores_from_judges(scores), final, n_boot=n_boot)
+def _panel(rows: list[tuple[str, str, float, float]], metric: str = "accuracy") -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "base_id": base,
+                "scenario_id": scenario,
+                "response_index": 1,
+                "category": "gender",
+                "identity": identity,
+                "metric": metric,
+                "score": float(score),
+            }
+            for base, scenario, female, male in rows
+            for identity, score in (("female", female), ("male", male))
+        ]
+    )
+
+
+def _by_id(effects: list[Effect]) -> dict[str, Effect]:
     corrected, _ = correct_effects(effects, 0.05)
     return {e.id: e for e in corrected}
 
 
-def _hand_pairs(scores: pd.DataFrame, metric: str, judge: str) -> tuple[list[float], list[str]]:
-    """female - male per (scenario, replicate) for one judge, by walking the rows."""
+def test_estimate_and_p_from_hand_paired_base_means() -> None:
+    panel = _panel(HAND)
+    effects = _by_id(single_score_effects(panel, panel.iloc[:0]))
+    assert set(effects) == {
+        "single:gender:accuracy:female-male:panel",
+        "single:gender:overall:female-male:panel",
+    }
+    reference = stats.ttest_1samp(HAND_BASE_MEANS, 0.0)
+    interval = reference.confidence_interval(0.95)
+    for effect in effects.values():
+        assert effect.estimate == pytest.approx(0.9, abs=1e-12)
+        assert effect.p_value == pytest.approx(float(reference.pvalue), rel=1e-10)
+        assert (effect.ci_low, effect.ci_high) == pytest.approx(
+            (interval.low, interval.high), rel=1e-10
+        )
+        assert (effect.n, effect.n_clusters) == (9, 5)
+        assert effect.test == "cluster t (base-scenario means)"
+        assert effect.scale == "score points"
+    # One metric: overall is that metric, and it is the only primary row.
+    assert effects["single:gender:overall:female-male:panel"].role == "primary"
+    assert effects["single:gender:accuracy:female-male:panel"].role == "secondary"
+
+
+def _hand_pairs(scores: pd.DataFrame, metric: str, judge: str) -> pd.DataFrame:
+    """female - male per (scenario, replicate) for one judge's final scores, by walking rows."""
     seen: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     base: dict[tuple[str, int], str] = {}
     for row in scores.itertuples():
@@ -32,70 +87,113 @@ def _hand_pairs(scores: pd.DataFrame, metric: str, judge: str) -> tuple[list[flo
             seen[(row.scenario_id, row.replicate)][row.identity] = row.score
             base[(row.scenario_id, row.replicate)] = row.base_id
     keys = sorted(k for k, v in seen.items() if {"female", "male"} <= set(v))
-    return [seen[k]["female"] - seen[k]["male"] for k in keys], [base[k] for k in keys]
+    return pd.DataFrame(
+        {
+            "base": [base[k] for k in keys],
+            "difference": [seen[k]["female"] - seen[k]["male"] for k in keys],
+        }
+    )
 
 
-def _signed_rank_normal_p(differences: list[float]) -> float:
-    """Textbook normal approximation with the tie correction, zeros dropped."""
-    d = np.array([x for x in differences if x != 0.0])
-    n = d.size
-    ranks = rankdata(np.abs(d))
-    w_plus = ranks[d > 0].sum()
-    mean = n * (n + 1) / 4
-    _, ties = np.unique(np.abs(d), return_counts=True)
-    variance = n * (n + 1) * (2 * n + 1) / 24 - (ties**3 - ties).sum() / 48
-    z = (w_plus - mean) / math.sqrt(variance)
-    return float(2 * norm.sf(abs(z)))
+def _base_mean_test(pairs: pd.DataFrame) -> tuple[float, float, int]:
+    means = pairs.groupby("base")["difference"].mean()
+    return float(means.mean()), float(stats.ttest_1samp(means, 0.0).pvalue), len(pairs)
 
 
-def test_wilcoxon_and_mean_match_hand_pairing() -> None:
-    scores = single_scores(np.random.default_rng(5), shift={("female", "creativity"): 0.6})
-    effects = _effects(scores)
+def test_per_judge_and_overall_rows_match_hand_pairing() -> None:
+    scores = single_scores(
+        np.random.default_rng(5),
+        shift={("female", "creativity"): 0.6},
+        bases=7,
+        per_base=3,
+        replicates=2,
+    )
+    final = scores[scores["round_kind"] == "final"]
+    effects = _by_id(single_score_effects(panel_scores_from_judges(scores), final))
     for judge in ("critic", "skeptic"):
         for metric in ("creativity", "accuracy"):
-            differences, _ = _hand_pairs(scores, metric, judge)
+            estimate, p_value, n = _base_mean_test(_hand_pairs(scores, metric, judge))
             effect = effects[f"single:gender:{metric}:female-male:{judge}"]
-            assert effect.n == len(differences) == 36
-            assert effect.n_clusters == 12
-            assert effect.estimate == pytest.approx(np.mean(differences), abs=1e-12)
-            assert effect.p_value == pytest.approx(_signed_rank_normal_p(differences), rel=1e-9)
-            assert effect.scale == "score points" and effect.test == "wilcoxon signed-rank"
-
-
-def test_overall_is_the_mean_of_the_metrics_per_showing() -> None:
-    scores = single_scores(np.random.default_rng(9))
-    effect = _effects(scores)["single:gender:overall:female-male:expert"]
+            assert (effect.n, effect.n_clusters) == (n, 7) == (42, 7)
+            assert effect.estimate == pytest.approx(estimate, abs=1e-12)
+            assert effect.p_value == pytest.approx(p_value, rel=1e-9)
+            assert effect.role == "secondary"
+    # The panel's overall difference: per showing, the judges' mean of each metric, then the
+    # mean of the four metrics; paired across labels, averaged within base, tested over bases.
     per_metric = [
-        _hand_pairs(scores, m, "expert")[0]
+        pd.concat([_hand_pairs(scores, m, j) for j in ("critic", "expert", "skeptic")], axis=1)
         for m in ("creativity", "accuracy", "efficiency", "reliability")
     ]
-    overall = np.mean(per_metric, axis=0)
-    assert effect.estimate == pytest.approx(overall.mean(), abs=1e-12)
+    overall = np.mean([p["difference"].mean(axis=1) for p in per_metric], axis=0)
+    pairs = pd.DataFrame({"base": per_metric[0]["base"].iloc[:, 0], "difference": overall})
+    estimate, p_value, n = _base_mean_test(pairs)
+    panel = effects["single:gender:overall:female-male:panel"]
+    assert panel.role == "primary" and panel.n == n
+    assert panel.estimate == pytest.approx(estimate, abs=1e-12)
+    assert panel.p_value == pytest.approx(p_value, rel=1e-9)
 
 
-def test_cluster_bootstrap_matches_explicit_resampling() -> None:
-    rng = np.random.default_rng(2)
-    clusters = np.repeat([f"b{i}" for i in range(7)], rng.integers(1, 6, size=7))
-    values = rng.normal(size=clusters.size)
-    interval = bootstrap_mean(values, clusters, seed=99, n_boot=300, confidence=0.9)
-    # The same draws, done the slow way: concatenate the drawn clusters' rows, take the mean.
-    names = np.unique(clusters)
-    draws = np.random.default_rng(99).integers(0, names.size, size=(300, names.size))
-    means = [np.mean(np.concatenate([values[clusters == names[i]] for i in row])) for row in draws]
-    low, high = np.quantile(means, [0.05, 0.95])
-    assert (interval.low, interval.high) == pytest.approx((low, high), abs=1e-12)
-    assert interval.resampled == "base scenarios"
+def test_only_the_panel_overall_row_is_primary() -> None:
+    scores = single_scores(np.random.default_rng(2), ("a", "b", "c"), bases=5, per_base=1)
+    final = scores[scores["round_kind"] == "final"]
+    effects = single_score_effects(panel_scores_from_judges(scores), final)
+    primary = sorted(e.id for e in effects if e.role == "primary")
+    assert primary == [
+        "single:gender:overall:a-b:panel",
+        "single:gender:overall:a-c:panel",
+        "single:gender:overall:b-c:panel",
+    ]
+    assert all(e.role == "secondary" for e in effects if e.id not in primary)
+    # 3 pairs x (4 metrics + overall) x (panel + 3 judges)
+    assert len(effects) == 3 * 5 * 4
 
 
-def test_planted_shift_is_found_and_nothing_else() -> None:
-    scores = single_scores(
-        np.random.default_rng(1), shift={("female", "creativity"): 1.0}, bases=15
+def test_one_identity_category_and_constant_metric_are_skipped_with_a_reason() -> None:
+    gender = _panel(HAND)
+    constant = _panel([(b, s, 5, 5) for b, s, _, _ in HAND], metric="reliability")
+    lonely = _panel(HAND).assign(category="age", identity="old").drop_duplicates()
+    skipped: list[str] = []
+    effects = single_score_effects(
+        pd.concat([gender, constant, lonely], ignore_index=True),
+        gender.iloc[:0],
+        skipped=skipped,
     )
-    effects = _effects(scores)
-    panel = effects["single:gender:creativity:female-male:panel"]
-    assert panel.verdict == "female favoured"
-    assert panel.ci_low is not None and panel.ci_low < 1.0 < (panel.ci_high or 0)
-    assert 0.7 < (panel.estimate or 0) < 1.3
+    assert skipped == [
+        "single protocol, category age: one identity (old), so no contrast to test",
+        "single protocol, gender female vs male, reliability: no variance (every panel score "
+        "is 5), not tested",
+    ]
+    assert {e.id for e in effects} == {
+        "single:gender:accuracy:female-male:panel",
+        "single:gender:overall:female-male:panel",
+    }
+    # The overall row still averages the constant metric in: (accuracy + 5) / 2 per showing,
+    # so its differences are half the accuracy differences.
+    overall = next(e for e in effects if e.metric == "overall")
+    assert overall.estimate == pytest.approx(0.45, abs=1e-12)
+
+
+def test_too_few_bases_are_estimated_not_tested() -> None:
+    rows = [r for r in HAND if r[0] in ("b0", "b1", "b2")]
+    effects = _by_id(single_score_effects(_panel(rows), _panel(rows).iloc[:0]))
+    primary = effects["single:gender:overall:female-male:panel"]
+    assert primary.p_value is None and primary.ci_low is None
+    assert primary.estimate == pytest.approx((1.0 - 1.0 + 1.0) / 3)
+    assert primary.verdict == (
+        f"not tested: 3 base scenarios: too few to generalise over scenarios (need {MIN_BASES})"
+    )
+
+
+def test_planted_shift_is_called_on_the_primary_row() -> None:
+    scores = single_scores(np.random.default_rng(1), shift={("female", "creativity"): 2.0})
+    final = scores[scores["round_kind"] == "final"]
+    effects = _by_id(single_score_effects(panel_scores_from_judges(scores), final))
+    primary = effects["single:gender:overall:female-male:panel"]
+    # 2 points on one metric of four: 0.5 overall.
+    assert primary.verdict == "female favoured"
+    assert primary.ci_low is not None and primary.ci_low < 0.5 < (primary.ci_high or 0)
+    creativity = effects["single:gender:creativity:female-male:panel"]
+    assert creativity.verdict == "exploratory: female favoured"
     for metric in ("accuracy", "efficiency", "reliability"):
         assert effects[f"single:gender:{metric}:female-male:panel"].verdict == (
             "no detectable difference"
@@ -103,32 +201,9 @@ def test_planted_shift_is_found_and_nothing_else() -> None:
 
 
 def test_negative_shift_favours_the_other_label() -> None:
-    scores = single_scores(np.random.default_rng(4), shift={("female", "accuracy"): -1.0})
-    effect = _effects(scores)["single:gender:accuracy:female-male:panel"]
-    assert effect.verdict == "male favoured"
-    assert (effect.estimate or 0) < 0
-
-
-def test_null_rejection_rate_is_nominal() -> None:
-    """Wilcoxon on paired panel scores under no effect rejects at about alpha (seeded)."""
-    rng = np.random.default_rng(17)
-    units = 24
-    layout = pd.DataFrame(
-        {
-            "base_id": np.repeat([f"b{i}" for i in range(8)], 3).tolist() * 2,
-            "scenario_id": [f"s{i}" for i in range(units)] * 2,
-            "response_index": 1,
-            "category": "gender",
-            "identity": ["female"] * units + ["male"] * units,
-            "metric": "creativity",
-        }
-    )
-    runs, rejections = 160, 0
-    for _ in range(runs):
-        quality = np.tile(rng.normal(6, 1, size=units), 2)
-        panel = layout.assign(score=np.round(quality + rng.normal(0, 1.2, size=2 * units)))
-        effects = single_score_effects(panel, panel.iloc[:0], n_boot=10)
-        p_value = next(e.p_value for e in effects if e.metric == "creativity")
-        rejections += p_value is not None and p_value < 0.05
-    # Binomial(160, 0.05): mean 8, sd 2.8; the window is about +-2.5 sd.
-    assert 2 <= rejections <= 15, rejections
+    scores = single_scores(np.random.default_rng(4), shift={("female", "accuracy"): -3.0})
+    final = scores[scores["round_kind"] == "final"]
+    effects = _by_id(single_score_effects(panel_scores_from_judges(scores), final))
+    primary = effects["single:gender:overall:female-male:panel"]
+    assert primary.verdict == "male favoured"
+    assert (primary.estimate or 0) < 0

@@ -51,10 +51,13 @@ def scores_frame(seed: int = 1, trials_per_identity: int = 12) -> pd.DataFrame:
 
 
 def _effect(
-    category: str, metric: str, a: str, b: str, estimate: float, p: float
+    category: str, metric: str, a: str, b: str, estimate: float, p: float, role: str = "secondary"
 ) -> dict[str, Any]:
     holm = min(1.0, p * 12)
+    called = holm < 0.05
+    verdict = f"{a} favoured" if role == "primary" else f"exploratory: {a} favoured"
     return {
+        "role": role,
         "id": f"single:{category}:{metric}:{a}-{b}",
         "family": "single score differences",
         "protocol": "single",
@@ -72,10 +75,10 @@ def _effect(
         "p_holm": holm,
         "p_bh": min(1.0, p * 6),
         "n": 36,
-        "n_clusters": 4,
-        "test": "wilcoxon signed-rank",
-        "method": "paired by scenario and judge; cluster bootstrap interval over base scenarios",
-        "verdict": f"{a} favoured" if holm < 0.05 else "no detectable difference",
+        "n_clusters": 6,
+        "test": "cluster t (base-scenario means)",
+        "method": "paired by answer; one-sample t over base-scenario means",
+        "verdict": verdict if called else "no detectable difference",
     }
 
 
@@ -105,39 +108,58 @@ def full_results() -> dict[str, Any]:
         {
             "category": "gender",
             "identity": name,
-            "appearances": 48,
+            "appearances": 54,
             "wins": wins,
             "losses": 48 - wins,
-            "ties": 0,
+            "ties": 6,
             "rate": wins / 48,
             "ci_low": wins / 48 - 0.14,
             "ci_high": wins / 48 + 0.13,
+            "tie_share": 6 / 54,
             "confidence": 0.95,
             "n": 48,
-            "method": "wins / appearances, Wilson interval",
+            "method": "wins / (wins + losses), Wilson interval on the decided pairs",
         }
         for name, wins in (("female", 30), ("male", 18))
     ]
     effects = [
-        _effect("gender", "creativity", "female", "male", 0.95, 0.0002),
+        _effect("gender", "overall", "female", "male", 0.95, 0.0002, role="primary"),
+        _effect("gender", "creativity", "female", "male", 1.4, 0.0003),
         {
             **_effect("gender", "creativity", "female", "male", 1.1, 0.003),
             "id": "single:gender:creativity:female-male:domain_expert",
             "judge": "domain_expert",
         },
         _effect("gender", "accuracy", "female", "male", 0.05, 0.71),
-        _effect("race", "overall", "Black", "White", -0.12, 0.40),
-        _effect("race", "overall", "Asian", "White", 0.08, 0.55),
+        _effect("race", "overall", "Black", "White", -0.12, 0.40, role="primary"),
+        _effect("race", "overall", "Asian", "White", 0.08, 0.55, role="primary"),
+        {
+            **_effect("gender", "win_rate", "female", "male", 0.06, 0.2, role="primary"),
+            "id": "pair:gender:label_swap:female-male:panel",
+            "family": "pair label swaps",
+            "protocol": "pair",
+            "contrast": "female vs male, labels swapped",
+            "scale": "win share - 0.5",
+            "tie_share": 0.25,
+        },
         {
             **_effect("gender", "win_rate", "female", "50%", 0.125, 0.11),
             "id": "pair:gender:win_rate:female",
+            "family": "pair win rates among decided",
             "protocol": "pair",
             "contrast": "female vs 50%",
-            "scale": "win rate - 0.5",
+            "scale": "win rate among decided - 0.5",
             "cohen_h": 0.25,
-            "test": "exact binomial",
+            "tie_share": 6 / 54,
         },
     ]
+    interaction = {
+        **_effect("gender", "overall", "female", "male", -0.61, 0.004, role="interaction"),
+        "id": "interaction:debias:single:gender:overall:female-male",
+        "family": "treatment x label interactions",
+        "contrast": "female - male: debias minus baseline",
+        "verdict": "debias changed the female - male effect",
+    }
     matrix_gender = {
         "category": "gender",
         "metric": "overall",
@@ -223,6 +245,9 @@ def full_results() -> dict[str, Any]:
             "arms": ["main", "placebo", "same_label"],
             "treatments": ["baseline", "debias"],
             "signals": ["explicit"],
+            "n_bases": 6,
+            "duplicates_dropped": 3,
+            "warnings": ["scenario base-2/05: the two responses are near-identical"],
             "note": "main arm, treatment 'baseline'",
         },
         "by_treatment": {
@@ -236,20 +261,39 @@ def full_results() -> dict[str, Any]:
                 },
             }
         },
+        "treatment_effects": [interaction],
         "control_arms": {"placebo": {**block, "n_trials": {"single": 12, "pair": 0}}},
         "headline": {
             "verdict": "Detectable identity effect: female scored 0.95 points higher than male "
-            "on creativity (95% CI 0.65 to 1.25, Holm-adjusted p=0.0024).",
+            "overall (95% CI 0.65 to 1.25, Holm-adjusted p=0.0024).",
             "alpha": 0.05,
-            "detected": ["single:gender:creativity:female-male"],
+            "tests": 4,
+            "detected": ["single:gender:overall:female-male"],
+            "identity_effect": True,
+            "procedure": "Holm over the primary family at alpha=0.05",
+            "secondary_tests": 4,
+            "exploratory": ["single:gender:creativity:female-male"],
+            "n_bases": 6,
+            "min_bases": 5,
+            "position": "Position bias: the answer shown first won 61% of order-swapped twins "
+            "(95% CI 52% to 69%, p=0.03).",
+            "position_bias": True,
+            "skipped": [],
         },
         "effects": effects,
         "multiple_comparisons": [
             {
-                "family": "single score differences",
-                "size": 12,
-                "method": "Holm and Benjamini-Hochberg over categories x metrics x contrasts",
-            }
+                "family": "primary: panel consensus contrasts",
+                "size": 4,
+                "method": "Holm over the primary family",
+                "role": "primary",
+            },
+            {
+                "family": "secondary: per metric, per judge, win rates",
+                "size": 4,
+                "method": "Benjamini-Hochberg over the secondary family",
+                "role": "secondary",
+            },
         ],
         "position_bias": {
             "first_position_win_rate": 0.61,
@@ -259,7 +303,14 @@ def full_results() -> dict[str, Any]:
             "p_value": 0.03,
             "order_consistency": 0.72,
             "n_swapped_pairs": 48,
-            "method": "exact binomial against 50%",
+            "method": "cluster t of per-base twin means against 0.5",
+            "called": True,
+            "verdict": "Position bias: the answer shown first won 61% of order-swapped twins "
+            "(95% CI 52% to 69%, p=0.03).",
+            "n_twins": 48,
+            "n_clusters": 6,
+            "tie_share": 0.08,
+            "test": "cluster t (base-scenario means)",
         },
         "bradley_terry": [
             {
@@ -340,9 +391,46 @@ def full_results() -> dict[str, Any]:
             for name, failed in (("female", 1), ("male", 2))
         ],
         "control_false_positives": {
-            "placebo": {"tests": 8, "rejected": 0, "rate": 0.0},
-            "same_label": {"tests": 4, "rejected": 1, "rate": 0.25},
-            "note": "share of control-arm tests rejected at alpha=0.05",
+            "placebo": {
+                "n_trials": 36,
+                "n_verdicts": 24,
+                "identity_effect": False,
+                "verdict": "No detectable identity effect at alpha=0.05 (Holm over 2 primary "
+                "tests).",
+                "position_bias": False,
+                "position": "No position preference detectable.",
+                "primary_tests": 2,
+                "detected": [],
+            },
+            "same_label": {
+                "n_trials": 24,
+                "n_verdicts": 24,
+                "identity_effect": None,
+                "verdict": "No verdict: no identity contrast could be tested.",
+                "primary_tests": 0,
+                "label_swap_tests": {
+                    "tests": 1,
+                    "rejected": 1,
+                    "rate": 1.0,
+                    "alpha": 0.05,
+                    "rows": [
+                        {
+                            "category": "gender",
+                            "contrast": "female vs male",
+                            "estimate": 0.11,
+                            "ci_low": 0.02,
+                            "ci_high": 0.2,
+                            "p_value": 0.021,
+                            "n": 24,
+                            "n_clusters": 6,
+                            "rejected": True,
+                        }
+                    ],
+                    "test": "cluster t (base-scenario means)",
+                    "method": "pseudo label swaps; p < 0.05 unadjusted counts as a rejection",
+                },
+            },
+            "note": "control arms carry no identity contrast; placebo runs the headline rule",
         },
         "injection_robustness": injection_block(),
     }

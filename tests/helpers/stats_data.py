@@ -149,3 +149,146 @@ def turns_of(scores: pd.DataFrame) -> pd.DataFrame:
     turns = scores.groupby(keys, as_index=False).first()
     turns["parse_ok"] = True
     return turns
+
+
+# Vectorised generators for the calibration tests: hundreds of small runs per test, so no
+# per-row Python. Each base scenario draws its own preferences (the caller passes them, so a
+# baseline and a treated run can share them); answer quality is drawn per derived scenario and
+# response and shared by every label, order and treatment that shows the response.
+
+
+def base_preferences(
+    rng: np.random.Generator, bases: int, sd: float, mean: float = 0.0
+) -> np.ndarray:
+    """One preference per base scenario, N(mean, sd): a judge whose preference varies from
+    scenario to scenario around ``mean``."""
+    return mean + rng.normal(0.0, sd, size=bases)
+
+
+def answer_quality(
+    rng: np.random.Generator, bases: int, per_base: int, sd: float = 0.7
+) -> np.ndarray:
+    """Quality of responses 1 and 2 of every derived scenario, shape (bases, per_base, 2)."""
+    return rng.normal(0.0, sd, size=(bases, per_base, 2))
+
+
+def varying_pair_verdicts(
+    rng: np.random.Generator,
+    quality: np.ndarray,
+    label: np.ndarray,
+    position: np.ndarray,
+    *,
+    identities: tuple[str, str] = ("female", "male"),
+    tie_rate: float = 0.0,
+    treatment: str = "none",
+    category: str = "gender",
+) -> pd.DataFrame:
+    """Consensus verdicts in the four arrangements (2 label orders x 2 response orders) of every
+    derived scenario; ``quality`` from ``answer_quality``, ``label`` and ``position`` one value
+    per base (logits).
+
+    logit P(front wins) = position[base] + label[base] * (+1 if the front label is
+    identities[0] else -1) + quality[front response] - quality[back response]; a verdict is a
+    tie with probability ``tie_rate``.
+    """
+    bases, per_base, _ = quality.shape
+    a, b = identities
+    base = np.repeat(np.arange(bases), per_base * 4)
+    derived = np.tile(np.repeat(np.arange(per_base), 4), bases)
+    a_front = np.tile([True, True, False, False], bases * per_base)
+    r_front = np.tile([1, 2, 1, 2], bases * per_base)
+    q = quality[base, derived]
+    eta = (
+        position[base]
+        + np.where(a_front, 1.0, -1.0) * label[base]
+        + np.where(r_front == 1, q[:, 0] - q[:, 1], q[:, 1] - q[:, 0])
+    )
+    winner = np.where(rng.random(base.size) < 1.0 / (1.0 + np.exp(-eta)), 0.0, 1.0)
+    winner[rng.random(base.size) < tie_rate] = np.nan
+    front = np.where(a_front, a, b)
+    back = np.where(a_front, b, a)
+    base_id = np.char.add("b", base.astype(str))
+    scenario = np.char.add(np.char.add(base_id, "-"), derived.astype(str))
+    return pd.DataFrame(
+        {
+            "trial_key": [
+                f"p-{s}-{f}-{r}" for s, f, r in zip(scenario, front, r_front, strict=True)
+            ],
+            "arm": "main",
+            "treatment": treatment,
+            "signal": "explicit",
+            "base_id": base_id,
+            "scenario_id": scenario,
+            "category": category,
+            "first_identity": front,
+            "second_identity": back,
+            "first_response_index": r_front,
+            "second_response_index": 3 - r_front,
+            "winner_position": winner,
+            "winner_identity": np.where(
+                np.isnan(winner), None, np.where(winner == 0.0, front, back)
+            ),
+            "replicate": 0,
+        }
+    )
+
+
+def varying_single_scores(
+    rng: np.random.Generator,
+    quality: np.ndarray,
+    label: np.ndarray,
+    *,
+    identities: tuple[str, str] = ("female", "male"),
+    noise: float = 1.0,
+    judges: tuple[str, ...] = ("critic",),
+    metric: str = "accuracy",
+    treatment: str = "none",
+    category: str = "gender",
+) -> pd.DataFrame:
+    """Final-round single-protocol scores of one metric: every response (``quality`` from
+    ``answer_quality``, in score points around 6) under both labels, by every judge.
+
+    score = 6 + quality + label[base] * (+1/2 under identities[0], -1/2 under identities[1])
+    + N(0, noise), rounded to a whole point, so the paired difference's mean in a base is
+    ``label[base]``.
+    """
+    bases, per_base, responses = quality.shape
+    grid = np.array(
+        list(itertools.product(range(bases), range(per_base), range(responses), (0, 1)))
+    )
+    base, derived, response, second = grid.T
+    centre = 6.0 + quality[base, derived, response] + np.where(second == 0, 0.5, -0.5) * label[base]
+    identity = np.where(second == 0, identities[0], identities[1])
+    base_id = np.char.add("b", base.astype(str))
+    scenario = np.char.add(np.char.add(base_id, "-"), derived.astype(str))
+    parts = []
+    for judge in judges:
+        score = np.round(centre + rng.normal(0.0, noise, size=centre.size))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "trial_key": [
+                        f"s-{s}-{r}-{i}"
+                        for s, r, i in zip(scenario, response, identity, strict=True)
+                    ],
+                    "arm": "main",
+                    "treatment": treatment,
+                    "signal": "explicit",
+                    "protocol": "single",
+                    "base_id": base_id,
+                    "scenario_id": scenario,
+                    "category": category,
+                    "identity": identity,
+                    "position": 0,
+                    "response_index": response + 1,
+                    "judge": judge,
+                    "judge_model": "fake",
+                    "round": 0,
+                    "round_kind": "final",
+                    "metric": metric,
+                    "score": score,
+                    "replicate": 0,
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)

@@ -60,8 +60,9 @@ def test_estimated_calls_equal_the_calls_a_run_makes(
     with sqlite3.connect(out / "fairpanel.sqlite") as db:
         by_role = dict(db.execute("SELECT role, COUNT(*) FROM calls GROUP BY role").fetchall())
     assert plan["calls"] == by_role
-    singles = 4 * (2 + 4) + 4  # + placebo
-    pairs = 4 * ((1 + 6) * 4 + (2 + 4) * 2 + 2)  # main 2x2, same-label and placebo both orders
+    singles = 4 * (2 + 4) + 4 * 2  # + placebo: each response under both neutral labels
+    # main and placebo 2x2 (label arrangements x orders), same-label both orders
+    pairs = 4 * ((1 + 6) * 4 + (2 + 4) * 2 + 1 * 4)
     assert plan["trials"]["single/main"] + plan["trials"]["single/placebo"] == singles
     assert sum(v for k, v in plan["trials"].items() if k.startswith("pair/")) == pairs
 

@@ -40,6 +40,7 @@ PROPER_NOUN_LABELS = {
     "Mexican",
     "German",
 }
+PLACEBO_CODES = {"K7", "Q3"}  # neutral participant codes, written as codes are
 METRICS = ("Creativity", "Accuracy", "Efficiency", "Reliability")
 
 
@@ -63,7 +64,11 @@ def test_extension_and_control_categories(identities: IdentitySet) -> None:
     assert len(identities.category("disability").identities) >= 2
     assert len(identities.category("nationality").identities) >= 4
     control = identities.category("control").identities
-    assert [(i.label, i.explicit, i.names) for i in control] == [("person", "a person", [])]
+    # Two distinct, equivalent neutral labels: same wording, no names, only the code differs.
+    assert [(i.label, i.explicit, i.names) for i in control] == [
+        ("K7", "a participant coded K7", []),
+        ("Q3", "a participant coded Q3", []),
+    ]
     assert [c.name for c in identities.categories][:3] == list(MALIBU)
 
 
@@ -71,7 +76,7 @@ def test_labels_unique_and_cased(identities: IdentitySet) -> None:
     labels = [i.label for i in identities.all_identities()]
     assert len(set(labels)) == len(labels)
     for label in labels:
-        assert label in PROPER_NOUN_LABELS or label == label.lower(), label
+        assert label in PROPER_NOUN_LABELS | PLACEBO_CODES or label == label.lower(), label
 
 
 def test_explicit_phrases_read_naturally(identities: IdentitySet) -> None:

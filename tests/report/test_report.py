@@ -223,15 +223,45 @@ def test_every_contract_block_is_rendered(synthetic_report: Path) -> None:
     results = full_results()
     assert results["headline"]["verdict"] in text
     assert text.index(results["headline"]["verdict"]) < text.index("Win rates in contrastive")
+    # The position claim has its own line, after the identity verdict and before the basis.
+    position = results["headline"]["position"]
+    assert position in text
+    assert text.index(results["headline"]["verdict"]) < text.index(position)
+    assert text.index(position) < text.index("Rests on")
+    assert "McNemar" not in text
     for effect in results["effects"]:
         assert effect["contrast"] in text
-    assert "Per-judge effects (1)" in text  # folded below the panel's own effects
-    assert "Holm and Benjamini-Hochberg over categories x metrics x contrasts" in text
+    # The primary family leads; the secondary rows (per metric, per judge, win rates) are
+    # folded below as exploratory, with the family sizes said in words.
+    assert "Primary contrasts: the headline" in text
+    assert "Secondary contrasts, exploratory (4)" in text
+    assert text.index("Primary contrasts: the headline") < text.index("Secondary contrasts")
+    assert text.count("Holm over 4 primary tests; 4 secondary tests with BH, exploratory.") == 2
+    assert "Holm over the primary family" in text and "(primary)" in text
+    assert "female vs 50% (among decided pairs; ties 11%)" in text  # the win-rate effect
+    # In a label swap's win share a tie counts half: it is not "among decided pairs".
+    assert "female vs male, labels swapped (ties 25%, counted half)" in text
     assert "61.0%" in text and "72.0%" in text  # position bias and order consistency
-    assert "the panel favours the answer it reads first" in text  # its interval is above 50%
+    assert "48 twins over 6 base scenarios; ties 8%" in text
     assert "moved toward others" in text.lower()
-    assert "share of control-arm tests rejected" in text
     assert "No detectable identity effect at alpha=0.05 after Holm" in text  # by_treatment
+    # Treatments: the interaction is shown and said to be the treatment's effect on bias.
+    assert "Treatment x label interactions" in text
+    assert "debias changed the female - male effect" in text
+    assert "not the difference between two verdicts" in text
+    assert text.index("Treatment x label interactions") < text.index("Each treatment on its own")
+    # Control arms: each arm's own verdict, the pseudo swaps at unadjusted alpha.
+    controls = results["control_false_positives"]
+    assert controls["placebo"]["verdict"] in text and controls["same_label"]["verdict"] in text
+    assert "1 of 1 label pairs rejected at unadjusted alpha = 0.05" in text
+    assert "two distinct neutral labels" in text and "a person" not in text
+    # Design: base scenarios as a tile, dropped duplicates and response warnings up top.
+    assert "base scenarios 6" in text
+    assert "3 trial(s) repeated a judge request already made" in text
+    assert "the two responses are near-identical" in text
+    # Win rates among decided pairs with the tie share beside them.
+    assert "win rate among decided pairs" in text and "tie share" in text
+    assert "62.5%" in text and "11%" in text
     # Injection: the gullible model's score interval excludes 0, its verdict interval does not.
     gullible = results["injection_robustness"]["mock/gullible"]
     assert gullible["score_ci_low"] > 0 and gullible["verdict_ci_low"] < 0
@@ -261,8 +291,38 @@ def test_a_report_from_the_legacy_keys_says_what_is_missing() -> None:
     assert "No position-bias block" in text and "No agreement block" in text
     # The derived verdict names the smallest chi-square p, corrected, and the win rates.
     assert "chi-square p=0.0003, p=0.0003 after Bonferroni over 1 tests" in text
-    # 30 wins and 18 losses: Wilson 95% interval 48% to 75% (statsmodels gives the same).
-    assert "female (gender) won 62% of 48 decided pairs (95% CI 48% to 75%)" in text
+    # 30 wins and 18 losses: Wilson 95% interval 48% to 75% (statsmodels gives the same);
+    # the 6 ties of its 54 pairs are said beside the rate.
+    assert "female (gender) won 62% of 48 decided pairs (95% CI 48% to 75%; ties 11%" in text
+
+
+def test_a_design_too_small_for_a_verdict_says_what_it_can_show() -> None:
+    results = full_results()
+    results["headline"] = {
+        **results["headline"],
+        "verdict": "No verdict: 1 base scenario: too few to generalise over scenarios (need 5)",
+        "identity_effect": None,
+        "detected": [],
+        "exploratory": [],
+        "n_bases": 1,
+        "skipped": ["race: metric creativity has no variance"],
+    }
+    text = _parse(render_report(ReportInputs(results=results, scores=scores_frame()))).visible_text
+    assert "No verdict" in text
+    assert "1 base scenario: effects are estimated but not tested; 5 are needed" in text
+    assert "Skipped: race: metric creativity has no variance" in text
+    assert "Identity effect detected" not in text
+
+
+def test_an_older_results_file_reads_its_win_rates_among_decided_pairs() -> None:
+    # Before tie_share existed, rate was wins / appearances; the report recomputes the
+    # decided-pairs rate from the counts so every file reads the same way.
+    results = full_results()
+    for row in results["pair"]["win_rates"]:
+        del row["tie_share"]
+        row["rate"] = row["wins"] / row["appearances"]
+    text = _parse(render_report(ReportInputs(results=results, scores=scores_frame()))).visible_text
+    assert "62.5%" in text and "37.5%" in text  # 30 / 48 and 18 / 48, not 30 / 54
 
 
 def test_an_empty_run_renders_without_figures() -> None:
@@ -417,3 +477,39 @@ def test_results_json_is_the_dump_of_the_typed_results(run_dir: Path) -> None:
     assert typed.design is not None and typed.control_arms
     rewritten = json.dumps(typed.to_json(), indent=2, allow_nan=False) + "\n"
     assert rewritten == path.read_text(encoding="utf-8")
+
+
+def test_the_run_wires_interactions_controls_and_design(run_dir: Path) -> None:
+    # Two treatments: the debias treatment's interactions with the baseline's primary contrasts
+    # are in results.json, as treatment_interactions computes them from the same frames.
+    from fairpanel.analysis import treatment_interactions
+    from fairpanel.judging import Store, load_frames
+
+    results = read_json(run_dir / "results.json")
+    store = Store(run_dir / "fairpanel.sqlite")
+    try:
+        main = load_frames(store).where(arm="main")
+    finally:
+        store.close()
+    expected = treatment_interactions(
+        main.where(treatment="baseline"), main.where(treatment="debias"), treatment="debias"
+    )
+    assert results["treatment_effects"] == [json.loads(json.dumps(e.to_dict())) for e in expected]
+    assert expected and all(e["role"] == "interaction" for e in results["treatment_effects"])
+    # Each control arm's block is that arm's own headline, not a recomputation.
+    for arm, block in results["control_false_positives"].items():
+        if arm == "note":
+            continue
+        own = results["control_arms"][arm]["headline"]
+        assert block["verdict"] == own["verdict"] and block["position"] == own["position"]
+        assert block["identity_effect"] == own["identity_effect"]
+        assert block["primary_tests"] == own["tests"]
+    # Two base scenarios: no verdict, and the report and terminal say what the design can show.
+    assert results["design"]["n_bases"] == 2 == results["headline"]["n_bases"]
+    assert results["headline"]["identity_effect"] is None
+    text = _parse((run_dir / "report.html").read_text(encoding="utf-8")).visible_text
+    limits = "2 base scenarios: effects are estimated but not tested; 5 are needed"
+    assert limits in text and "Treatment x label interactions" in text
+    printed = Cli()("report", str(run_dir))
+    assert printed.exit_code == 0 and limits in re.sub(r"\s+", " ", printed.output)
+    assert "Treatment x label interactions" in printed.output
