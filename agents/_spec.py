@@ -67,8 +67,17 @@ class MockBias(BaseModel):
     ``score_shift`` maps an author label (matched as a whole word, case-insensitively, in the
     candidate's ``author`` attribute) to per-metric shifts added before rounding.
     ``first_position_bias`` is the share of pair verdicts the mock gives to the candidate shown
-    first regardless of the scores; under no identity bias the first position then wins
-    ``0.5 + first_position_bias / 2`` of the time.
+    first regardless of the scores (a negative share: to the one shown second); under no
+    identity bias the first position then wins ``0.5 + first_position_bias / 2`` of the time.
+    Otherwise a pair verdict goes to the candidate with the larger sum of its scores (answer
+    quality carries over between the arrangements of a pair); equal sums are broken by a coin
+    drawn from the request, since the verdict schema offers no tie.
+
+    ``judge_leniency_sd``, ``halo_sd`` and ``trial_noise_sd`` add normal random effects (in score
+    points, drawn from hashes, so deterministic per request) that make the mock's scores
+    correlated as real judges' are: across all requests of one judge, across the four metrics of
+    one judgment, and across all judges and rounds of one trial. At 0 (the default) they draw
+    nothing and the mock answers exactly as without them.
 
     Choices (a question offering options, or a schema field with an ``enum``) are answered
     uniformly by default; ``choice_bias`` maps an option (matched as a whole word,
@@ -89,7 +98,13 @@ class MockBias(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     score_shift: dict[str, dict[str, float]] = Field(default_factory=dict)
-    first_position_bias: float = Field(default=0.0, ge=0.0, le=1.0)
+    first_position_bias: float = Field(
+        default=0.0,
+        ge=-1.0,
+        le=1.0,
+        description="Share of pair verdicts given to the candidate shown first whatever the "
+        "scores; a negative share gives that share to the candidate shown second",
+    )
     base_score: float = Field(default=6.0, ge=0.0, le=10.0)
     noise: int = Field(default=2, ge=0, le=5)
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -107,6 +122,31 @@ class MockBias(BaseModel):
         "see the instruction at all.",
     )
     history_spread: float = Field(default=0.0, ge=0.0, le=1.0)
+    judge_leniency_sd: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=5.0,
+        description="Standard deviation (score points) of a per-judge shift of every score: a "
+        "normal draw from the judge's system prompt (its persona) and the seed, constant over "
+        "all of that judge's requests (some judges are stricter than others)",
+    )
+    halo_sd: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=5.0,
+        description="Standard deviation (score points) of a per-judgment shift shared by the "
+        "four metrics of one candidate in one request (a halo: a judge that likes an answer "
+        "likes it on every metric)",
+    )
+    trial_noise_sd: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=5.0,
+        description="Standard deviation (score points) of a shift per candidate answer, task, "
+        "replicate and seed, shared by every judge and round that sees that answer (what all "
+        "judges of a trial agree on beyond the answer's fixed quality); it does not depend on "
+        "the judge's persona or on the label",
+    )
     seed: int = Field(
         default=0,
         description="Mixed into every draw when not 0: two mock judges with the same planted "

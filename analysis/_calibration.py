@@ -1,80 +1,60 @@
-"""Calibration by simulation: how often each test family fires with nothing planted, and how
-often it finds a planted effect, at each design size.
+"""Calibration by simulation of the rule the user reads: how often the headline calls an identity
+effect or a position bias when nothing is planted, and how often it finds a planted shift.
 
-``identity_test_outcomes`` runs the headline analysis's own tests (the same functions, families,
-Holm correction and verdict rule as ``results.json``) on one simulated data set and keeps, per
-test, what the rates need. ``calibration_tables`` pools those rows over simulated repetitions:
+``identity_test_outcomes`` runs ``verdict_statistics`` (the headline's own tests, families,
+corrections and verdict rule, without resampling) on one simulated run and keeps what the rates
+need: the headline's identity verdict, its position claim, and for each planted target whether
+a primary contrast of that category called the planted identity favoured.
+``calibration_tables`` pools those records over simulated runs, which are independent, so each
+rate is a binomial proportion with an exact (Clopper-Pearson) interval:
 
-- false-positive rate (planted size 0): per family, the share of *all* its tests with p < alpha
-  (pooled over repetitions; tests of one data set share data, so its Clopper-Pearson interval
-  is a little too narrow), the share of repetitions in which the family called anything after
-  Holm (the family-wise error rate, with an exact interval over independent repetitions), and
-  the rejection rate of the one contrast that the planted effect would hit (exact interval);
-- power (planted size > 0): per family and category, the share of repetitions in which that
-  contrast was called in the planted direction (Holm-adjusted p < alpha and interval clear of
-  zero, as the report calls it), and the share with unadjusted p < alpha.
+- false positives, per design size, over the runs with nothing planted: the share in which the
+  headline said "Detectable identity effect", and the share in which it claimed a position bias
+  (only when no position preference was planted; else that row is power to find it);
+- power, per design size, planted size and category: the share of runs in which a primary
+  contrast called the planted identity favoured (called against it does not count);
+- the recommended design: the smallest simulated size whose power reaches ``TARGET_POWER`` at
+  the recommendation's planted size in every category.
+
+A run without a verdict (``identity_effect`` None: too few base scenarios or nothing testable)
+counts as no call, and the number of such runs is reported beside the rate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
-from scipy.stats import norm
-from statsmodels.stats.proportion import proportion_confint
+from scipy.stats import binomtest, norm
 
-from fairpanel.analysis._effects import NO_DIFFERENCE, Effect, correct_effects
-from fairpanel.analysis._frames import OVERALL, PROTOCOL, ROUND_KIND, jsonable
-from fairpanel.analysis._paired import panel_scores, single_score_effects, with_design_columns
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
-from fairpanel.analysis._verdict_tests import pair_outcomes, pair_verdict_effects
+from fairpanel.analysis._effects import PRIMARY
+from fairpanel.analysis._frames import jsonable
+from fairpanel.analysis._statistics import verdict_statistics
 
 __all__ = [
+    "RECOMMEND_SIZE",
     "TARGET_POWER",
-    "SimulatedTest",
     "calibration_tables",
     "clopper_pearson",
     "identity_test_outcomes",
 ]
 
 TARGET_POWER = 0.8
+RECOMMEND_SIZE = 0.25
+"""The planted shift (score points) the recommended design must detect."""
 
 
-@dataclass(frozen=True, slots=True)
-class SimulatedTest:
-    """One test on one simulated data set. ``target`` names the planted category when the test
-    is that category's panel-level contrast of the planted identity (else None)."""
-
-    family: str
-    effect_id: str
-    category: str
-    panel: bool
-    target: str | None
-    rejected: bool
-    """Unadjusted p < alpha."""
-    called: bool
-    """Holm-adjusted p < alpha and interval clear of zero (the report's verdict)."""
-    toward_planted: bool
-    """Called, and the estimate favours the planted identity."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _target_sign(effect: Effect, planted: str, reference: str, metric: str) -> int:
-    """+1 or -1 when ``effect`` is the panel's contrast of the planted identity (the sign that
-    favours it), 0 otherwise."""
-    if effect.judge is not None:
-        return 0
-    if effect.protocol == "single" and effect.metric != metric:
-        return 0
-    if effect.versus is None:  # a win rate against 50%: the planted label, or its mirror
-        return {planted: 1, reference: -1}.get(effect.identity, 0)
-    if {effect.identity, effect.versus} != {planted, reference}:
-        return 0
-    return 1 if effect.identity == planted else -1
+def _planted_called(effects: Sequence[Mapping[str, Any]], category: str, planted: str) -> bool:
+    """Whether a primary contrast of ``category`` that involves ``planted`` called it favoured
+    (its verdict names it: "<label> favoured")."""
+    return any(
+        row.get("role") == PRIMARY
+        and row.get("category") == category
+        and planted in (row.get("identity"), row.get("versus"))
+        and row.get("verdict") == f"{planted} favoured"
+        for row in effects
+    )
 
 
 def identity_test_outcomes(
@@ -84,58 +64,47 @@ def identity_test_outcomes(
     consensus: pd.DataFrame | None,
     targets: Mapping[str, tuple[str, str]],
     *,
-    metric: str = OVERALL,
     alpha: float = 0.05,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-) -> list[SimulatedTest]:
-    """Every identity test the headline analysis runs on these frames (main arm, one treatment),
-    corrected as it corrects them; ``targets`` maps a category to (planted, reference) labels and
-    ``metric`` is the single-protocol metric the planted shift shows in."""
-    judges = with_design_columns(
-        scores.loc[(scores[PROTOCOL] == "single") & (scores[ROUND_KIND] == "final")]
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """One simulated run as the user would read it: ``identity_effect`` and ``position_bias``
+    from the headline (None: no verdict possible), ``tests`` (the primary family's size) and
+    ``detected``: per category of ``targets`` (category -> (planted, reference) labels), whether
+    the planted identity was called favoured by a primary contrast."""
+    # The exploratory (secondary) rows never change the headline: leaving them out computes the
+    # same verdicts in a fraction of the time.
+    stats = verdict_statistics(
+        scores, verdicts, turns, consensus, alpha=alpha, confidence=confidence, secondary=False
     )
-    panel = panel_scores(scores, consensus, "final")
-    effects = single_score_effects(panel, judges)
-    effects += pair_verdict_effects(pair_outcomes(verdicts, turns))
-    effects, _families = correct_effects(effects, alpha)
-    signs = {}
-    for effect in effects:
-        planted, reference = targets.get(effect.category, ("", ""))
-        signs[effect.id] = _target_sign(effect, planted, reference, metric) if planted else 0
-    # The reference's win rate stands in for the planted one's only where the planted label has
-    # no test of its own (two labels: only the first is tested, the other is its mirror).
-    own_win_rate = {e.category for e in effects if e.versus is None and signs[e.id] == 1}
-    for effect in effects:
-        if effect.versus is None and signs[effect.id] == -1 and effect.category in own_win_rate:
-            signs[effect.id] = 0
-    outcomes = []
-    for effect in effects:
-        if effect.p_value is None:
-            continue
-        sign = signs[effect.id]
-        called = effect.verdict != NO_DIFFERENCE
-        outcomes.append(
-            SimulatedTest(
-                family=effect.family,
-                effect_id=effect.id,
-                category=effect.category,
-                panel=effect.judge is None,
-                target=effect.category if sign else None,
-                rejected=effect.p_value < alpha,
-                called=called,
-                toward_planted=called and sign * (effect.estimate or 0.0) > 0,
-            )
-        )
-    return outcomes
+    top = stats["headline"]
+    return {
+        "identity_effect": top.get("identity_effect"),
+        "position_bias": top.get("position_bias"),
+        "tests": int(top.get("tests") or 0),
+        "detected": {
+            category: _planted_called(stats["effects"], category, planted)
+            for category, (planted, _reference) in targets.items()
+        },
+    }
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact binomial interval (statsmodels proportion_confint, method='beta')."""
+    """Exact binomial interval (scipy's binomtest, method 'exact'); (0, 1) without trials."""
     if trials == 0:
         return (0.0, 1.0)
-    low, high = proportion_confint(successes, trials, alpha=1.0 - confidence, method="beta")
-    return float(low), float(high)
+    interval = binomtest(successes, trials).proportion_ci(
+        confidence_level=confidence, method="exact"
+    )
+    return float(interval.low), float(interval.high)
+
+
+def _calls(values: pd.Series) -> int:
+    """How many runs called it (True; False is no call, None or NaN no verdict)."""
+    return sum(1 for value in values if not _missing(value) and bool(value))
+
+
+def _missing(value: object) -> bool:
+    return value is None or value != value  # None, or NaN where pandas filled a gap
 
 
 def _rate(successes: int, trials: int, confidence: float) -> dict[str, Any]:
@@ -149,19 +118,27 @@ def _rate(successes: int, trials: int, confidence: float) -> dict[str, Any]:
     }
 
 
-def _false_positives(null: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
+def _false_positives(
+    null: pd.DataFrame, scales: Sequence[str], position_planted: bool, confidence: float
+) -> list[dict[str, Any]]:
     rows = []
-    for (scale, family), tests in null.groupby(["scale", "family"], sort=False):
-        reps = tests.groupby("rep")
-        targets = tests.loc[tests["target"].notna()]
+    for scale in scales:
+        runs = null.loc[null["scale"] == scale]
+        if runs.empty:
+            continue
+        identity = runs["identity_effect"]
+        position = runs["position_bias"]
         rows.append(
             {
                 "scale": scale,
-                "family": family,
-                "tests_per_repetition": round(len(tests) / reps.ngroups, 1),
-                "per_test": _rate(int(tests["rejected"].sum()), len(tests), confidence),
-                "family_wise": _rate(int(reps["called"].any().sum()), reps.ngroups, confidence),
-                "target_contrasts": _rate(int(targets["rejected"].sum()), len(targets), confidence),
+                "runs": len(runs),
+                "identity_effect": _rate(_calls(identity), len(runs), confidence),
+                "identity_no_verdict": sum(_missing(value) for value in identity),
+                # With a planted position preference a position claim is no false positive.
+                "position_bias": None
+                if position_planted
+                else _rate(_calls(position), len(runs), confidence),
+                "position_no_verdict": sum(_missing(value) for value in position),
             }
         )
     return rows
@@ -169,16 +146,14 @@ def _false_positives(null: pd.DataFrame, confidence: float) -> list[dict[str, An
 
 def _power(planted: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
     rows = []
-    keys = ["scale", "size", "family", "target"]
-    for (scale, size, family, category), tests in planted.groupby(keys, sort=False):
+    for (scale, size, category), runs in planted.groupby(["scale", "size", "category"], sort=False):
         rows.append(
             {
                 "scale": scale,
                 "size": size,
-                "family": family,
                 "category": category,
-                "power": _rate(int(tests["toward_planted"].sum()), len(tests), confidence),
-                "rejected_unadjusted": _rate(int(tests["rejected"].sum()), len(tests), confidence),
+                "power": _rate(int(runs["detected"].sum()), len(runs), confidence),
+                "headline_called": _rate(_calls(runs["identity_effect"]), len(runs), confidence),
             }
         )
     return rows
@@ -186,9 +161,9 @@ def _power(planted: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
 
 def _extrapolated_factor(power: float, family_size: float, alpha: float) -> float | None:
     """How many times the design must grow for ``TARGET_POWER``, from the power seen at one
-    size: a normal approximation in which the test statistic's mean grows with the square root
-    of the design and the critical value is Bonferroni's over the family (Holm's first step).
-    None when the observed power carries no signal to extrapolate from."""
+    size: a normal approximation in which the test statistic grows with the square root of the
+    number of base scenarios and the critical value is Bonferroni's over the primary family
+    (Holm's first step). None when the observed power carries no signal to extrapolate from."""
     if not 0.05 < power < 0.995:
         return None
     critical = float(norm.ppf(1.0 - alpha / (2.0 * max(family_size, 1.0))))
@@ -198,59 +173,63 @@ def _extrapolated_factor(power: float, family_size: float, alpha: float) -> floa
     return float(((critical + float(norm.ppf(TARGET_POWER))) / observed) ** 2)
 
 
-def _needed(
-    power_rows: Sequence[Mapping[str, Any]], order: Sequence[str], alpha: float
-) -> list[dict[str, Any]]:
-    """Per planted size, family and category: the smallest simulated scale whose power reaches
-    ``TARGET_POWER``, or else the growth of the largest simulated scale that would reach it
-    (extrapolated, and labelled so)."""
-    rank = {scale: index for index, scale in enumerate(order)}
-    grouped: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+def _recommended(
+    power_rows: Sequence[Mapping[str, Any]],
+    scales: Sequence[str],
+    family_size: Mapping[str, float],
+    alpha: float,
+) -> dict[str, Any] | None:
+    """The smallest simulated scale at which every category's power at the recommendation's
+    size reaches ``TARGET_POWER`` (the weakest category decides); else the largest scale's
+    weakest power and how far it would have to grow (extrapolated)."""
+    sizes = sorted({float(row["size"]) for row in power_rows if row["size"]})
+    if not sizes:
+        return None
+    size = RECOMMEND_SIZE if RECOMMEND_SIZE in sizes else sizes[0]
+    weakest: dict[str, float] = {}
     for row in power_rows:
-        grouped.setdefault((row["size"], row["family"], row["category"]), []).append(row)
-    needed = []
-    for (size, family, category), rows in grouped.items():
-        rows = sorted(rows, key=lambda r: rank[r["scale"]])
-        reached = [r for r in rows if (r["power"]["rate"] or 0.0) >= TARGET_POWER]
-        largest = rows[-1]
-        factor = None
-        if not reached:
-            factor = _extrapolated_factor(
-                float(largest["power"]["rate"] or 0.0), float(largest["family_size"]), alpha
-            )
-        needed.append(
-            {
-                "size": size,
-                "family": family,
-                "category": category,
-                "smallest_scale": reached[0]["scale"] if reached else None,
-                "power_there": reached[0]["power"]["rate"] if reached else None,
-                "extrapolated_from": None if reached else largest["scale"],
-                "extrapolated_factor": factor,
-            }
-        )
-    return needed
+        if float(row["size"]) == size:
+            rate = float(row["power"]["rate"] or 0.0)
+            weakest[row["scale"]] = min(weakest.get(row["scale"], 1.0), rate)
+    order = [scale for scale in scales if scale in weakest]
+    reached = [scale for scale in order if weakest[scale] >= TARGET_POWER]
+    largest = order[-1]
+    return {
+        "size": size,
+        "scale": reached[0] if reached else None,
+        "power": weakest[reached[0]] if reached else None,
+        "best_scale": largest,
+        "best_power": weakest[largest],
+        "extrapolated_factor": None
+        if reached
+        else _extrapolated_factor(weakest[largest], family_size.get(largest, 1.0), alpha),
+    }
 
 
 def calibration_tables(
-    outcomes: pd.DataFrame, scales: Sequence[str], alpha: float, confidence: float = 0.95
+    runs: pd.DataFrame,
+    scales: Sequence[str],
+    alpha: float,
+    *,
+    position_planted: bool = False,
+    confidence: float = 0.95,
 ) -> dict[str, Any]:
-    """``false_positives``, ``power`` and ``needed`` from one row per (test, data set) with the
-    ``SimulatedTest`` fields plus ``scale`` (a name from ``scales``, smallest first), ``size``
-    and ``rep``."""
-    null = outcomes.loc[outcomes["size"] == 0]
-    planted = outcomes.loc[(outcomes["size"] != 0) & outcomes["target"].notna()]
-    power = _power(planted, confidence)
-    counts = outcomes.groupby(["scale", "size", "family"]).size()
-    reps = outcomes.groupby(["scale", "size", "family"])["rep"].nunique()
-    family_size = (counts / reps).groupby(level=["scale", "family"]).mean()
-    for row in power:
-        row["family_size"] = float(family_size.loc[(row["scale"], row["family"])])
+    """``false_positives``, ``power`` and ``recommended`` from one row per (simulated run,
+    design size, category) with ``scale`` (a name from ``scales``, smallest first), ``size``,
+    ``rep``, ``category``, ``identity_effect``, ``position_bias``, ``tests`` and ``detected``
+    (the ``identity_test_outcomes`` fields, ``detected`` for that row's category)."""
+    one_per_run = runs.drop_duplicates(["scale", "size", "rep"])
+    null = one_per_run.loc[one_per_run["size"] == 0]
+    power = _power(runs.loc[(runs["size"] != 0) & runs["category"].notna()], confidence)
+    family_size = {
+        str(scale): float(size)
+        for scale, size in one_per_run.groupby("scale")["tests"].mean().items()
+    }
     result: dict[str, Any] = jsonable(
         {
-            "false_positives": _false_positives(null, confidence) if not null.empty else [],
+            "false_positives": _false_positives(null, scales, position_planted, confidence),
             "power": power,
-            "needed": _needed(power, scales, alpha),
+            "recommended": _recommended(power, scales, family_size, alpha),
             "target_power": TARGET_POWER,
         }
     )

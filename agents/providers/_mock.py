@@ -12,14 +12,21 @@ quotes an ``<answer>...</answer>`` block (a judge asked which reference an answe
 mock reads: it picks the one option the block names (an option may list alternatives as
 ``a/b/c``), unless a planted preference wins first. A request for a value between 0 and 1 (a
 verbalized confidence) gets a number.
+
+Scores can carry normal random effects (``judge_leniency_sd``, ``halo_sd``, ``trial_noise_sd``):
+each is a hash of what it belongs to (the judge's system prompt, one judgment, one answer in one
+task), turned into a normal number, so calibration can be measured on scores correlated as
+real judges' are while every answer stays a pure function of the request.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import re
+from statistics import NormalDist
 from typing import Any
 
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
@@ -52,6 +59,8 @@ _BRACKETED = re.compile(r"\[(?P<items>[^\[\]\n]+,[^\[\]\n]+)\]")
 _MARKED = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
 _QUOTED_ANSWER = re.compile(r"<answer>\n?(?P<text>.*?)\n?</answer>", re.DOTALL)
+_TASK = re.compile(r"<task>\n?(?P<text>.*?)\n?</task>", re.DOTALL)
+_STANDARD_NORMAL = NormalDist()
 _ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
@@ -65,6 +74,46 @@ def _unit(*parts: str) -> float:
 
 def _pick(n: int, *parts: str) -> int:
     return int(_unit(*parts) * n)
+
+
+def _normal(*parts: str) -> float:
+    """A standard normal number derived from ``parts`` (the inverse CDF of a hashed uniform,
+    kept off 0 and 1)."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    return _STANDARD_NORMAL.inv_cdf((int.from_bytes(digest[:8], "big") + 0.5) / 2**64)
+
+
+def _judge_of(request: ModelRequest) -> str:
+    """Who is judging: the system messages that show no candidate (the persona and any
+    instruction added to it), the same in every round and trial the judge takes part in."""
+    return "\x1f".join(
+        m.content for m in request.messages if m.role == "system" and "<candidate" not in m.content
+    )
+
+
+def _task_of(request: ModelRequest) -> str:
+    for message in request.messages:
+        found = _TASK.search(message.content)
+        if found:
+            return found.group("text")
+    return ""
+
+
+def _random_effect(
+    bias: MockBias, request: ModelRequest, prompt: str, candidate_id: str, text: str
+) -> float:
+    """The sum of the planted random effects on one candidate in one request, in score points:
+    the judge's leniency, this judgment's halo and the answer's shared trial noise."""
+    effect = 0.0
+    seed = str(bias.seed)
+    if bias.judge_leniency_sd:
+        effect += bias.judge_leniency_sd * _normal("leniency", seed, _judge_of(request))
+    if bias.halo_sd:
+        effect += bias.halo_sd * _normal("halo", prompt, candidate_id)
+    if bias.trial_noise_sd:
+        replicate = str(request.replicate)
+        effect += bias.trial_noise_sd * _normal("trial", seed, replicate, _task_of(request), text)
+    return effect
 
 
 def _responder_text(request: ModelRequest) -> str:
@@ -92,24 +141,43 @@ def _score(
     text: str,
     metric: str,
     injected: bool = False,
+    effect: float = 0.0,
 ) -> int:
-    """Content sets the base, the whole prompt adds judge/round noise, the label adds the shift;
-    a planted instruction pulls the result toward 10 by the susceptibility."""
+    """Content sets the base, the whole prompt adds judge/round noise, the label adds the shift,
+    ``effect`` adds the random effects; a planted instruction pulls the result toward 10 by the
+    susceptibility.
+
+    ``effect`` is applied as whole points, its fractional part as one more point in that share
+    of judgments (drawn per metric), so that its expected value survives the integer scale."""
     base = bias.base_score + _pick(3, "content", text, metric) - 1
     noise = _pick(2 * bias.noise + 1, "noise", prompt, candidate_id, metric) - bias.noise
     shift = 0.0
-    for label, shifts in bias.score_shift.items():
-        if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE):
-            shift += shifts.get(metric, 0.0)
+    for label in _labels_in(author, tuple(bias.score_shift)):
+        shift += bias.score_shift[label].get(metric, 0.0)
     if bias.dither and shift:
         whole = math.floor(shift)
         shift = whole + float(_unit("dither", prompt, candidate_id, metric) < shift - whole)
-    score = max(0.0, min(10.0, base + noise + shift))
+    if effect:
+        whole = math.floor(effect)
+        effect = whole + float(_unit("effect", prompt, candidate_id, metric) < effect - whole)
+    score = max(0.0, min(10.0, base + noise + shift + effect))
     if injected:
         score += bias.injection_susceptibility * (10.0 - score)
     return max(0, min(10, math.floor(score + 0.5)))
 
 
+@functools.lru_cache(maxsize=65536)
+def _labels_in(author: str, labels: tuple[str, ...]) -> tuple[str, ...]:
+    """The planted labels found in ``author`` (each as a whole word, case-insensitively).
+
+    Cached: a design has a few dozen author lines and one set of labels, while a simulated run
+    scores each of them thousands of times against every label."""
+    return tuple(
+        label for label in labels if re.search(rf"\b{re.escape(label)}\b", author, re.IGNORECASE)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
 def _without_injection(text: str) -> tuple[str, bool]:
     """``text`` with any line that addresses the judges removed, and whether there was one."""
     if not _INJECTION_ANYWHERE.search(text):
@@ -290,9 +358,17 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
         for candidate_id in sorted(candidates):
             candidate_props = properties.get(candidate_id, {}).get("properties", {})
             author, text = candidates[candidate_id]
+            effect = _random_effect(bias, request, prompt, candidate_id, text)
             scores = {
                 metric: _score(
-                    bias, prompt, candidate_id, author, text, metric, candidate_id in injected
+                    bias,
+                    prompt,
+                    candidate_id,
+                    author,
+                    text,
+                    metric,
+                    candidate_id in injected,
+                    effect,
                 )
                 for metric in _metrics_of(candidate_props)
             }
@@ -305,8 +381,8 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
             winner = persuaded[0]
         elif spread is not None:
             winner = spread
-        elif _unit("position", prompt) < bias.first_position_bias:
-            winner = order[0]
+        elif _unit("position", prompt) < abs(bias.first_position_bias):
+            winner = order[0] if bias.first_position_bias > 0 else order[-1]
         else:
             best = max(totals.values())
             leaders = [c for c in order if totals[c] == best]
@@ -315,9 +391,10 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     else:
         author, text = next(iter(candidates.values()), ("", ""))
         candidate_id = next(iter(candidates), "A")
+        effect = _random_effect(bias, request, prompt, candidate_id, text)
         for metric in _metrics_of(properties):
             reply[metric] = _score(
-                bias, prompt, candidate_id, author, text, metric, candidate_id in injected
+                bias, prompt, candidate_id, author, text, metric, candidate_id in injected, effect
             )
     for name, prop in properties.items():
         if name not in reply and prop.get("enum"):

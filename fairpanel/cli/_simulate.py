@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -17,55 +16,75 @@ from fairpanel.analysis import METRICS, OVERALL, TARGET_POWER
 from fairpanel.cli._console import bad_input, console, problems_exit, stage_progress
 from fairpanel.inputs import InputFileError
 from fairpanel.judging import load_experiment, parse_numbers, sizes_ok
-from fairpanel.judging.simulate import SimulationSettings, run_simulation, write_simulation
+from fairpanel.judging.simulate import (
+    DEFAULT_EFFECTS,
+    JudgeEffects,
+    SimulationSettings,
+    run_simulation,
+    write_simulation,
+)
 
 __all__ = ["simulate_command"]
 
 _STAGE = "simulated runs"
 
 
-def _rate(block: Mapping[str, Any]) -> str:
-    if block.get("rate") is None:
+def _rate(block: Mapping[str, Any] | None, digits: int = 0) -> str:
+    if not block or block.get("rate") is None:
         return "-"
-    return f"{block['rate']:.0%} ({block['ci_low']:.0%}-{block['ci_high']:.0%})"
+    return (
+        f"{block['rate']:.{digits}%} "
+        f"({block['ci_low'] * 100:.{digits}f}-{block['ci_high'] * 100:.{digits}f})"
+    )
+
+
+def _trials(result: Mapping[str, Any]) -> dict[str, str]:
+    return {row["scale"]: f"{row['trials']:,}" for row in result["design_sizes"]}
 
 
 def _false_positive_table(result: Mapping[str, Any]) -> Table:
     table = Table(
-        title=f"False positives with nothing planted (alpha={result['alpha']:g}, "
-        f"{result['repetitions']} simulated runs per size)",
-        caption="rate (95% Clopper-Pearson interval); per test: share of all tests with "
-        "p < alpha; family-wise: runs where Holm called anything",
+        title=f"Headline with nothing planted ({result['repetitions']} runs per size, "
+        f"alpha={result['alpha']:g})",
+        caption="share of runs that called it (exact 95% interval); no verdict: runs "
+        "too small to call anything",
     )
-    for column in ("size", "family", "tests/run", "per test", "family-wise", "planted contrast"):
+    for column in ("size", "trials", "identity effect", "no verdict", "position bias"):
         table.add_column(column)
+    trials = _trials(result)
     for row in result["false_positives"]:
         table.add_row(
             row["scale"],
-            row["family"],
-            f"{row['tests_per_repetition']:g}",
-            _rate(row["per_test"]),
-            _rate(row["family_wise"]),
-            _rate(row["target_contrasts"]),
+            trials.get(row["scale"], "-"),
+            _rate(row["identity_effect"], 1),
+            str(row["identity_no_verdict"]),
+            _position_cell(row),
         )
     return table
+
+
+def _position_cell(row: Mapping[str, Any]) -> str:
+    if row["position_bias"] is None:
+        return "planted"
+    if row["position_no_verdict"] == row["runs"]:
+        return "no verdict"
+    return _rate(row["position_bias"], 1)
 
 
 def _power_table(result: Mapping[str, Any]) -> Table:
     planted = [size for size in result["sizes"] if size]
     table = Table(
-        title=f"Power: share of simulated runs that called the planted effect (target "
-        f"{TARGET_POWER:.0%})",
-        caption="Holm-adjusted p < alpha, interval clear of zero, in the planted direction",
+        title=f"Power: runs calling the planted identity favoured (target {TARGET_POWER:.0%})",
+        caption="a primary contrast called it, in the planted direction (exact 95% interval)",
     )
-    for column in ("size", "family", "category", *(f"{s:g} pts" for s in planted)):
+    for column in ("size", "category", *(f"{s:g} pts" for s in planted)):
         table.add_column(column)
-    cells: dict[tuple[str, str, str], dict[float, str]] = {}
+    cells: dict[tuple[str, str], dict[float, str]] = {}
     for row in result["power"]:
-        key = (row["scale"], row["family"], row["category"])
+        key = (row["scale"], row["category"])
         cells.setdefault(key, {})[row["size"]] = _rate(row["power"])
-    for (scale, family, category), by_size in cells.items():
-        table.add_row(scale, family, category, *(by_size.get(s, "-") for s in planted))
+    for (scale, category), by_size in cells.items():
+        table.add_row(scale, category, *(by_size.get(s, "-") for s in planted))
     return table
 
 
@@ -74,7 +93,7 @@ def simulate_command(
     sizes: Annotated[
         str, typer.Option(help="Planted shifts in score points, comma-separated; 0 = none")
     ] = "0,0.25,0.5,1.0",
-    reps: Annotated[int, typer.Option(min=1, help="Simulated runs per size")] = 20,
+    reps: Annotated[int, typer.Option(min=1, help="Simulated runs per size")] = 200,
     alpha: Annotated[float, typer.Option(help="Significance level of the tests")] = 0.05,
     scales: Annotated[
         str,
@@ -84,16 +103,47 @@ def simulate_command(
         str, typer.Option(help="Metric the shift goes to; overall shifts all four")
     ] = OVERALL,
     seed: Annotated[int, typer.Option(help="Seed of the simulated noise")] = 0,
+    first_position: Annotated[
+        float,
+        typer.Option(
+            min=-1.0,
+            max=1.0,
+            help="Planted first-position share of pair verdicts (negative: second position)",
+        ),
+    ] = 0.0,
+    label_base_sd: Annotated[
+        float,
+        typer.Option(min=0.0, help="SD (points) of each identity's preference per base scenario"),
+    ] = DEFAULT_EFFECTS.label_base_sd,
+    position_base_sd: Annotated[
+        float,
+        typer.Option(min=0.0, help="SD of the first-position share per base scenario"),
+    ] = DEFAULT_EFFECTS.position_base_sd,
+    leniency_sd: Annotated[
+        float, typer.Option(min=0.0, max=5.0, help="SD (points) of each judge's leniency")
+    ] = DEFAULT_EFFECTS.judge_leniency_sd,
+    halo_sd: Annotated[
+        float,
+        typer.Option(min=0.0, max=5.0, help="SD (points) of a judgment's shift on all metrics"),
+    ] = DEFAULT_EFFECTS.halo_sd,
+    trial_noise_sd: Annotated[
+        float,
+        typer.Option(min=0.0, max=5.0, help="SD (points) of noise all judges of a trial share"),
+    ] = DEFAULT_EFFECTS.trial_noise_sd,
+    noise: Annotated[
+        int, typer.Option(min=0, max=5, help="Uniform integer noise per score, +-this")
+    ] = 1,
     jobs: Annotated[int, typer.Option(min=1, help="Worker processes")] = 2,
     max_trials: Annotated[
         int, typer.Option(min=1, help="Leave out design sizes with more trials per run")
     ] = 1000,
-    n_boot: Annotated[int, typer.Option(min=100, help="Bootstrap resamples per interval")] = 1000,
     out: Annotated[Path, typer.Option("--out", help="Folder for simulate.json")] = Path("."),
 ) -> None:
-    """False-positive rate (nothing planted) and power (planted shifts) of every headline
-    test family for an experiment's design, by simulated runs on the mock judge; writes
-    simulate.json. No configured model is ever called."""
+    """The headline's false-positive rate (identity verdict and position claim, nothing planted)
+    and its power to call planted shifts, for an experiment's design, by simulated runs on the
+    mock judge with judge-, judgment-, trial- and scenario-level random effects; recommends the
+    design size that calls a 0.25-point shift in 80% of runs. Writes simulate.json. No
+    configured model is ever called."""
     try:
         planted = parse_numbers(sizes, "--sizes")
         multiples = parse_numbers(scales, "--scales")
@@ -118,18 +168,25 @@ def simulate_command(
         seed=seed,
         scales=multiples,
         metric=metric,
+        noise=noise,
+        first_position_bias=first_position,
+        effects=JudgeEffects(
+            label_base_sd=label_base_sd,
+            position_base_sd=position_base_sd,
+            judge_leniency_sd=leniency_sd,
+            halo_sd=halo_sd,
+            trial_noise_sd=trial_noise_sd,
+        ),
         jobs=jobs,
         max_trials=max_trials,
-        n_boot=n_boot,
     )
     with stage_progress() as advance:
         advance(_STAGE, 0, len(planted) * reps)
         result = run_simulation(config, settings, lambda done, total: advance(_STAGE, done, total))
-    wide = Console(width=max(console.width, 140))
     if 0.0 in planted:
-        wide.print(_false_positive_table(result))
+        console.print(_false_positive_table(result))
     if any(planted):
-        wide.print(_power_table(result))
+        console.print(_power_table(result))
     for line in result["recommendations"]:
         console.print(f"- {escape(line)}", highlight=False, soft_wrap=True)
     for note in result["simulation"]:

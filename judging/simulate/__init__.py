@@ -1,7 +1,9 @@
 """Calibration by simulation: an experiment's design answered by the mock judge, many times."""
 
 from fairpanel.judging.simulate._recommend import recommendations
+from fairpanel.judging.simulate._runs import JudgeEffects
 from fairpanel.judging.simulate._simulate import (
+    DEFAULT_EFFECTS,
     SimulationSettings,
     parse_numbers,
     run_simulation,
@@ -10,6 +12,8 @@ from fairpanel.judging.simulate._simulate import (
 )
 
 __all__ = [
+    "DEFAULT_EFFECTS",
+    "JudgeEffects",
     "SimulationSettings",
     "parse_numbers",
     "recommendations",

@@ -7,14 +7,21 @@ provider, the real answer parser and consensus rule); that answer stands for the
 one. This is exact for the mock, whose answers never depend on the discussion: each round is an
 independent draw from the same distribution. Records go into an in-memory ``Store`` and come
 back out through ``load_frames``, so the analysis reads exactly what it reads after a real run.
+
+Each simulated run also draws, per base scenario, how far its judges' label and position
+preferences stray from the planted ones (``scenario_biases``): a preference that varies by
+scenario and averages to zero is no bias, and the analysis must not call it one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from fairpanel.agents import Message, MockBias, ModelRequest, ModelSpec, Usage, mock_reply
 from fairpanel.judging.engine._frames import RunFrames, load_frames
@@ -22,7 +29,7 @@ from fairpanel.judging.engine._runner import Design, design_of
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._config import ExperimentConfig, JudgeSeat, selected_bases_from
 from fairpanel.judging.experiment._design import TrialSpec
-from fairpanel.judging.protocol._judgment import output_schema, parse_judgment
+from fairpanel.judging.protocol._judgment import METRICS, output_schema, parse_judgment
 from fairpanel.judging.protocol._prompts import (
     judge_ask,
     judge_context,
@@ -35,13 +42,16 @@ from fairpanel.judging.protocol._trial import consensus_of
 __all__ = [
     "MOCK_JUDGE",
     "DesignScale",
+    "JudgeEffects",
     "PreparedDesign",
     "Target",
     "design_scales",
+    "identity_cues",
     "mock_config",
     "planted_bias",
     "prepare_design",
     "scaled",
+    "scenario_biases",
     "simulate_frames",
     "targets_of",
     "trial_keys",
@@ -115,6 +125,36 @@ def targets_of(design: Design) -> list[Target]:
     return targets
 
 
+def identity_cues(design: Design) -> dict[str, tuple[str, ...]]:
+    """Every identity of every category with at least two: its label -> what the mock matches
+    in an author line (the label and its name cues)."""
+    categories = dict.fromkeys(
+        [*design.config.identities.categories, *(design.config.pair.categories or [])]
+    )
+    cues: dict[str, tuple[str, ...]] = {}
+    for name in categories:
+        members = design.identities.category(name).identities
+        if len(members) >= 2:
+            cues.update({member.label: (member.label, *member.names) for member in members})
+    return cues
+
+
+@dataclass(frozen=True)
+class JudgeEffects:
+    """The simulated judges' random effects, in score points (position: a share of verdicts).
+
+    ``label_base_sd`` and ``position_base_sd`` vary the judges' preferences between base
+    scenarios around the planted ones (mean zero: no bias on average); the other three are the
+    mock's own (``MockBias``): per judge, per judgment across metrics, per trial across judges.
+    """
+
+    label_base_sd: float = 0.0
+    position_base_sd: float = 0.0
+    judge_leniency_sd: float = 0.0
+    halo_sd: float = 0.0
+    trial_noise_sd: float = 0.0
+
+
 def planted_bias(
     targets: Sequence[Target],
     size: float,
@@ -123,9 +163,11 @@ def planted_bias(
     seed: int,
     noise: int,
     first_position_bias: float,
+    effects: JudgeEffects = JudgeEffects(),
 ) -> MockBias:
     """The mock judge with ``size`` points added to ``metrics`` of every planted identity
-    (fractions dithered, so the expected shift is ``size``) and its own noise seed."""
+    (fractions dithered, so the expected shift is ``size``), its own noise seed and the
+    judge-level random effects of ``effects``."""
     shift = {metric: size for metric in metrics}
     return MockBias(
         score_shift={cue: shift for target in targets for cue in target.cues} if size else {},
@@ -133,7 +175,42 @@ def planted_bias(
         seed=seed,
         noise=noise,
         first_position_bias=first_position_bias,
+        judge_leniency_sd=effects.judge_leniency_sd,
+        halo_sd=effects.halo_sd,
+        trial_noise_sd=effects.trial_noise_sd,
     )
+
+
+def scenario_biases(
+    planted: MockBias,
+    bases: Sequence[str],
+    cues: Mapping[str, tuple[str, ...]],
+    effects: JudgeEffects,
+) -> dict[str, MockBias]:
+    """One mock judge per base scenario: the planted one, plus that base's own preferences.
+
+    Each base draws, for every identity, a shift N(0, label_base_sd) added to all four metrics
+    of that identity, and a first-position share N(0, position_base_sd) added to the planted
+    one (kept within [-1, 1]). A base's draws come from the planted bias's seed and the base's
+    name alone (labels in sorted order), so every planted size and design size of one
+    repetition sees the same preferences (common random numbers) and a run is reproducible."""
+    biases = {}
+    for base in sorted(bases):
+        named = int.from_bytes(hashlib.sha256(base.encode("utf-8")).digest()[:8], "big")
+        rng = np.random.default_rng([planted.seed % 2**63, 0x5CE7A, named])
+        labels = rng.normal(0.0, 1.0, len(cues)) * effects.label_base_sd
+        position = float(rng.normal(0.0, 1.0)) * effects.position_base_sd
+        score_shift = {cue: dict(shifts) for cue, shifts in planted.score_shift.items()}
+        for (_label, label_cues), drawn in zip(sorted(cues.items()), labels, strict=True):
+            for cue in label_cues:
+                shifts = score_shift.setdefault(cue, {})
+                for metric in METRICS:
+                    shifts[metric] = shifts.get(metric, 0.0) + float(drawn)
+        first = max(-1.0, min(1.0, planted.first_position_bias + position))
+        biases[base] = planted.model_copy(
+            update={"score_shift": score_shift, "first_position_bias": first}
+        )
+    return biases
 
 
 def _available_derived(config: ExperimentConfig) -> int:
@@ -188,6 +265,9 @@ def _request(model: str, pairs: Sequence[tuple[str, str]], **fields: object) -> 
 def _trial_record(
     spec: TrialSpec, design: Design, task: str, responses: dict[int, str], bias: MockBias
 ) -> TrialRecord:
+    """The trial as the runner would store it; each turn's ``call_keys`` holds the key of its
+    request, as the call cache names it, so trials that sent byte-identical requests can be
+    recognised as one observation."""
     shown = [responses[index] for index in spec.response_indices]
     context = judge_context(
         task,
@@ -224,7 +304,7 @@ def _trial_record(
                 attempts=1,
                 usage=Usage(),
                 latency_s=0.0,
-                call_keys=[],
+                call_keys=[request.key()],
             )
         )
     rule = "mean" if spec.consensus == "moderator" else spec.consensus
@@ -261,14 +341,16 @@ def prepare_design(config: ExperimentConfig) -> PreparedDesign:
     )
 
 
-def simulate_frames(prepared: PreparedDesign, bias: MockBias) -> RunFrames:
-    """The frames a run of the prepared design would store with the mock ``bias``."""
+def simulate_frames(prepared: PreparedDesign, bias: MockBias | Mapping[str, MockBias]) -> RunFrames:
+    """The frames a run of the prepared design would store with the mock ``bias``: one for
+    every trial, or one per base scenario (``scenario_biases``)."""
     design, tasks, responses = prepared.design, prepared.tasks, prepared.responses
     store = Store(Path(":memory:"))
     try:
         for spec in prepared.specs:
             task, shown = tasks[spec.scenario_id], responses[spec.scenario_id]
-            store.put_trial(_trial_record(spec, design, task, shown, bias))
+            judge = bias if isinstance(bias, MockBias) else bias[spec.base_id]
+            store.put_trial(_trial_record(spec, design, task, shown, judge))
         return load_frames(store)
     finally:
         store.close()

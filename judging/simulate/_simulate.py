@@ -6,6 +6,13 @@ noise seed; smaller sizes are the subsets of its trials that their designs conta
 design's trials are exactly a subset, keys and answers included), so every size sees the same
 draws. Every planted size uses the same seeds (common random numbers), so power curves are
 compared on the same noise. Repetitions run in worker processes.
+
+What is measured is the rule the user reads: the headline's identity verdict and its position
+claim (``verdict_statistics``), per simulated run, with exact intervals over runs. The simulated
+judges are made at least as hard as real ones (``DEFAULT_EFFECTS``): their label and position
+preferences vary by base scenario around the planted values, and their scores share judge,
+judgment and trial effects, so a test that treats correlated scores as independent, or a
+scenario-specific preference as a bias, shows up as a false-positive rate above alpha.
 """
 
 from __future__ import annotations
@@ -30,13 +37,16 @@ from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import (
     DesignScale,
+    JudgeEffects,
     PreparedDesign,
     Target,
     design_scales,
+    identity_cues,
     mock_config,
     planted_bias,
     prepare_design,
     scaled,
+    scenario_biases,
     simulate_frames,
     targets_of,
     trial_keys,
@@ -56,20 +66,37 @@ SIMULATE_FILE = "simulate.json"
 ProgressHook = Callable[[int, int], None]
 
 
+DEFAULT_EFFECTS = JudgeEffects(
+    label_base_sd=0.35,
+    position_base_sd=0.15,
+    judge_leniency_sd=0.5,
+    halo_sd=1.0,
+    trial_noise_sd=0.5,
+)
+"""Judges harder than the mock alone: preferences that vary by base scenario around zero (a third
+of a point per identity, a first-position share of +-0.15, about the spread the issue's outside
+judge had), judges that differ in leniency, a halo that correlates the four metrics of a judgment
+(about 0.55 with the default noise of +-1, measured on the mock; the audit puts real judges at
+0.6-0.9), and noise all judges of a trial share (two judges' scores of one answer correlate
+about 0.3). A score's sd is then about 1.9 points."""
+
+
 @dataclass(frozen=True)
 class SimulationSettings:
     sizes: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0)
-    reps: int = 20
+    reps: int = 200
     alpha: float = 0.05
     seed: int = 0
     scales: tuple[float, ...] = (0.5, 1.0, 2.0)
     metric: str = OVERALL
     """The metric the planted shift goes to; ``overall`` shifts all four."""
-    noise: int = 2
+    noise: int = 1
+    """The mock's uniform integer noise per score, +-noise (independent per metric and judge)."""
     first_position_bias: float = 0.0
+    """The planted first-position share (signed; negative favours the second position)."""
+    effects: JudgeEffects = DEFAULT_EFFECTS
     max_trials: int = 1000
     jobs: int = 2
-    n_boot: int = 1000
 
 
 def _scale_name(scale: DesignScale) -> str:
@@ -97,13 +124,16 @@ class _Task:
     scales: list[tuple[str, list[str]]]
     targets: dict[str, tuple[str, str]]
     cues: list[tuple[str, str, str, tuple[str, ...]]]
+    identities: dict[str, tuple[str, ...]]
+    bases: list[str]
     size: float
     rep: int
     settings: SimulationSettings
 
 
 def _one_repetition(task: _Task) -> list[dict[str, Any]]:
-    """One simulated run at the largest size, analysed at every size (in a worker process)."""
+    """One simulated run at the largest size, analysed at every size (in a worker process):
+    one row per size and planted category (one with category None when nothing is planted)."""
     # statsmodels' multipletests runs a full gc.collect() on every call; with everything built
     # so far frozen out of the collector's view, those collections only scan this repetition's
     # objects (about 4x faster analysis, same results).
@@ -118,23 +148,31 @@ def _one_repetition(task: _Task) -> list[dict[str, Any]]:
         seed=settings.seed * 1_000_003 + task.rep + 1,
         noise=settings.noise,
         first_position_bias=settings.first_position_bias,
+        effects=settings.effects,
     )
-    frames = simulate_frames(_prepared(json.dumps(task.config, sort_keys=True)), bias)
-    rows = []
+    biases = scenario_biases(bias, task.bases, task.identities, settings.effects)
+    frames = simulate_frames(_prepared(json.dumps(task.config, sort_keys=True)), biases)
+    rows: list[dict[str, Any]] = []
     for name, keys in task.scales:
         part = _subset(frames, set(keys))
-        for outcome in identity_test_outcomes(
+        outcome = identity_test_outcomes(
             part.scores,
             part.verdicts,
             part.turns,
             part.consensus,
             task.targets,
-            metric=settings.metric,
             alpha=settings.alpha,
-            seed=settings.seed + task.rep,
-            n_boot=settings.n_boot,
-        ):
-            rows.append({**outcome.to_dict(), "scale": name, "size": task.size, "rep": task.rep})
+        )
+        run = {
+            "scale": name,
+            "size": task.size,
+            "rep": task.rep,
+            "identity_effect": outcome["identity_effect"],
+            "position_bias": outcome["position_bias"],
+            "tests": outcome["tests"],
+        }
+        detected: dict[str | None, bool] = dict(outcome["detected"]) or {None: False}
+        rows.extend({**run, "category": c, "detected": hit} for c, hit in detected.items())
     return rows
 
 
@@ -188,6 +226,8 @@ def run_simulation(
             scales=scale_keys,
             targets={t.category: (t.planted, t.reference) for t in targets},
             cues=[(t.category, t.planted, t.reference, t.cues) for t in targets],
+            identities=identity_cues(design),
+            bases=sorted({scenario.base_id for scenario in design.scenarios}),
             size=size,
             rep=rep,
             settings=settings,
@@ -209,13 +249,12 @@ def run_simulation(
                 rows.extend(future.result())
                 if progress:
                     progress(done, len(tasks))
-    moderator_note = (
-        "; a moderator consensus is simulated as the mean"
-        if config.panel.consensus == "moderator"
-        else ""
-    )
+    moderator = config.panel.consensus == "moderator"
     tables = calibration_tables(
-        pd.DataFrame(rows), [name for name, _ in scale_keys], settings.alpha
+        pd.DataFrame(rows),
+        [name for name, _ in scale_keys],
+        settings.alpha,
+        position_planted=settings.first_position_bias != 0,
     )
     result: dict[str, Any] = {
         "experiment": config.name,
@@ -223,20 +262,8 @@ def run_simulation(
         "sizes": list(settings.sizes),
         "repetitions": settings.reps,
         "seed": settings.seed,
-        "planted": {
-            "metric": settings.metric,
-            "targets": [
-                {"category": t.category, "planted": t.planted, "reference": t.reference}
-                for t in targets
-            ],
-            "what": (
-                f"each size is a score shift in points added to the planted identity's "
-                f"{'four metrics' if settings.metric == OVERALL else settings.metric} by every "
-                "mock judge (a fraction f adds one point in a share f of judgments, so the "
-                "expected shift equals the size); the mock's noise is a uniform integer in "
-                f"+-{settings.noise} per score, first-position bias {settings.first_position_bias}"
-            ),
-        },
+        "planted": _planted_block(settings, targets),
+        "judges": _judges_block(settings),
         "design_sizes": [
             {
                 "scale": _scale_name(scale),
@@ -248,20 +275,83 @@ def run_simulation(
             }
             for scale, count, _ in plan
         ],
-        "simulation": [
-            "every judge and the responder are the mock (configured models are never called)",
-            "main arm and the baseline treatment only (what the headline analysis covers)",
-            "each judge answers each trial once, with the panel's first-round request; the "
-            "mock's answers do not depend on the discussion, so that answer stands for its final "
-            "one" + moderator_note,
-            f"{settings.n_boot} bootstrap resamples per interval (the report uses 2000)",
-            *notes,
-        ],
+        "simulation": [*_SIMULATION_NOTES, *([_MODERATOR_NOTE] if moderator else []), *notes],
         **tables,
+        "what": _WHAT,
         "seconds": round(time.perf_counter() - started, 1),
     }
     result["recommendations"] = recommendations(result)
     return result
+
+
+_SIMULATION_NOTES = (
+    "every judge and the responder are the mock (configured models are never called)",
+    "main arm and the baseline treatment only (what the headline analysis covers)",
+    "each judge answers each trial once, with the panel's first-round request (the mock's "
+    "answers do not depend on the discussion); judges of a trial still share the trial noise",
+    "each simulated run is analysed by verdict_statistics, the headline's own rule (cluster t "
+    "tests on base-scenario means, Holm over the primary family, the position test on "
+    "order-swapped twins); no resampling",
+)
+_MODERATOR_NOTE = "a moderator consensus is simulated as the mean"
+_WHAT = {
+    "false_positives": "per design size, over the runs with nothing planted: identity_effect is "
+    "the share of runs whose headline said 'Detectable identity effect' (runs without a verdict "
+    "count as no call; identity_no_verdict says how many), position_bias the share whose "
+    "position claim called a bias (null when a position preference was planted); rate with an "
+    "exact Clopper-Pearson interval (k of n independent runs)",
+    "power": "per design size, planted size and category: the share of runs in which a primary "
+    "contrast called the planted identity favoured (headline_called: the headline called any "
+    "identity effect); exact intervals",
+    "recommended": "the smallest simulated design size at which every category's power at "
+    "'size' reaches target_power; when none does, the largest size's weakest power and how many "
+    "times its base scenarios would have to grow (extrapolated by a normal approximation)",
+}
+
+
+def _planted_block(settings: SimulationSettings, targets: Sequence[Target]) -> dict[str, Any]:
+    where = "four metrics" if settings.metric == OVERALL else settings.metric
+    return {
+        "metric": settings.metric,
+        "first_position_bias": settings.first_position_bias,
+        "targets": [
+            {"category": t.category, "planted": t.planted, "reference": t.reference}
+            for t in targets
+        ],
+        "what": (
+            f"each size is a score shift in points added to the planted identity's {where} by "
+            "every mock judge (a fraction f adds one point in a share f of judgments, so the "
+            "expected shift equals the size); first_position_bias is the planted share of pair "
+            "verdicts given to the first position whatever the scores (negative: the second)"
+        ),
+    }
+
+
+def _judges_block(settings: SimulationSettings) -> dict[str, Any]:
+    effects = settings.effects
+    return {
+        "noise": settings.noise,
+        "label_base_sd": effects.label_base_sd,
+        "position_base_sd": effects.position_base_sd,
+        "judge_leniency_sd": effects.judge_leniency_sd,
+        "halo_sd": effects.halo_sd,
+        "trial_noise_sd": effects.trial_noise_sd,
+        "what": (
+            f"scores are content (+-1 per metric and answer) + a uniform integer in "
+            f"+-{settings.noise} per score + normal random effects in points: each judge's "
+            f"leniency (sd {effects.judge_leniency_sd:g}, constant over its requests), a halo "
+            f"per judgment shared by the four metrics (sd {effects.halo_sd:g}), noise per answer "
+            f"and trial shared by all judges (sd {effects.trial_noise_sd:g}); per simulated run "
+            f"each base scenario draws for every identity a shift of its scores "
+            f"N(0, {effects.label_base_sd:g}) points and a first-position share "
+            f"N(0, {effects.position_base_sd:g}) added to the planted ones: preferences that "
+            "vary by scenario and average to zero, which is no bias. Pair verdicts go to the "
+            "larger sum of the four scores (answer-driven; equal sums broken by a coin, the "
+            "schema has no tie; the panel ties when its votes split). With the default settings "
+            "the metrics of one judgment correlate about 0.55, two judges' scores of one answer "
+            "about 0.3, and a score's sd is about 1.9 points"
+        ),
+    }
 
 
 def write_simulation(result: Mapping[str, Any], out_dir: Path) -> Path:
