@@ -134,9 +134,22 @@ def simulate_command(
         int, typer.Option(min=0, max=5, help="Uniform integer noise per score, +-this")
     ] = 1,
     jobs: Annotated[int, typer.Option(min=1, help="Worker processes")] = 2,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="panel: judges drawn from the random-effects model (fast); mock: every "
+            "judgment asked of the mock provider (slow, the real request and parsing path)"
+        ),
+    ] = "panel",
     max_trials: Annotated[
-        int, typer.Option(min=1, help="Leave out design sizes with more trials per run")
-    ] = 1000,
+        int | None,
+        typer.Option(
+            min=1,
+            help="Leave out design sizes with more trials per run "
+            "[default: 50000 with the panel engine, 1000 with the mock]",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for simulate.json")] = Path("."),
 ) -> None:
     """The headline's false-positive rate (identity verdict and position claim, nothing planted)
@@ -157,6 +170,8 @@ def simulate_command(
         raise bad_input(f"--metric must be one of {', '.join((OVERALL, *METRICS))}; got {metric!r}")
     if not 0.0 < alpha < 1.0:
         raise bad_input(f"--alpha must be between 0 and 1; got {alpha}")
+    if engine not in ("panel", "mock"):
+        raise bad_input(f"--engine must be panel or mock; got {engine!r}")
     try:
         config = load_experiment(experiment)
     except InputFileError as exc:
@@ -178,7 +193,8 @@ def simulate_command(
             trial_noise_sd=trial_noise_sd,
         ),
         jobs=jobs,
-        max_trials=max_trials,
+        max_trials=max_trials or (50_000 if engine == "panel" else 1000),
+        engine=engine,
     )
     with stage_progress() as advance:
         advance(_STAGE, 0, len(planted) * reps)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,12 @@ from fairpanel.analysis import METRICS, OVERALL, calibration_tables, identity_te
 from fairpanel.judging.engine._frames import RunFrames
 from fairpanel.judging.engine._runner import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.simulate._panel_model import (
+    PanelModel,
+    TrialTable,
+    model_frames,
+    trial_table,
+)
 from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import (
     DesignScale,
@@ -67,15 +74,16 @@ ProgressHook = Callable[[int, int], None]
 
 
 DEFAULT_EFFECTS = JudgeEffects(
-    label_base_sd=0.35,
+    label_base_sd=0.2,
     position_base_sd=0.15,
     judge_leniency_sd=0.5,
     halo_sd=1.0,
     trial_noise_sd=0.5,
 )
-"""Judges harder than the mock alone: preferences that vary by base scenario around zero (a third
-of a point per identity, a first-position share of +-0.15, about the spread the issue's outside
-judge had), judges that differ in leniency, a halo that correlates the four metrics of a judgment
+"""Judges harder than the mock alone: preferences that vary by base scenario around zero (0.2
+points per identity, so a two-label contrast varies with sd 0.28 points, about 0.35 logits on pair
+verdicts, the spread the issue's outside judge had; a first-position share of +-0.15, about 0.3
+logits), judges that differ in leniency, a halo that correlates the four metrics of a judgment
 (about 0.55 with the default noise of +-1, measured on the mock; the audit puts real judges at
 0.6-0.9), and noise all judges of a trial share (two judges' scores of one answer correlate
 about 0.3). A score's sd is then about 1.9 points."""
@@ -97,6 +105,10 @@ class SimulationSettings:
     effects: JudgeEffects = DEFAULT_EFFECTS
     max_trials: int = 1000
     jobs: int = 2
+    engine: str = "panel"
+    """``panel``: judges drawn from the random-effects model straight into frames
+    (``_panel_model``, milliseconds a run); ``mock``: every judgment asked of the mock provider
+    (seconds a run; the same effects, through the real request and parsing path)."""
 
 
 def _scale_name(scale: DesignScale) -> str:
@@ -116,6 +128,34 @@ def _subset(frames: RunFrames, keys: set[str]) -> RunFrames:
 def _prepared(config_json: str) -> PreparedDesign:
     """One worker builds the design and the responder's answers once for all its runs."""
     return prepare_design(ExperimentConfig.model_validate(json.loads(config_json)))
+
+
+@functools.lru_cache(maxsize=2)
+def _table(config_json: str) -> TrialTable:
+    """The design's trials as index arrays for the random-effects panel, once per worker."""
+    return trial_table(_prepared(config_json).specs)
+
+
+def _uniform_sd(noise: int) -> float:
+    """The sd of a uniform integer on -noise..noise (the mock's score noise)."""
+    return math.sqrt(((2 * noise + 1) ** 2 - 1) / 12.0)
+
+
+def panel_model(settings: SimulationSettings, targets: Sequence[Target], size: float) -> PanelModel:
+    """The random-effects panel with the settings' effects and ``size`` points planted on every
+    target's identity (on the settings' metric, or all four)."""
+    effects = settings.effects
+    metrics = list(METRICS) if settings.metric == OVERALL else [settings.metric]
+    return PanelModel(
+        noise_sd=_uniform_sd(settings.noise),
+        leniency_sd=effects.judge_leniency_sd,
+        halo_sd=effects.halo_sd,
+        shared_sd=effects.trial_noise_sd,
+        label_base_sd=effects.label_base_sd,
+        position_base_sd=effects.position_base_sd,
+        first_position=settings.first_position_bias,
+        planted={t.planted: dict.fromkeys(metrics, size) for t in targets} if size else {},
+    )
 
 
 @dataclass(frozen=True)
@@ -140,18 +180,35 @@ def _one_repetition(task: _Task) -> list[dict[str, Any]]:
     gc.freeze()
     settings = task.settings
     targets = [Target(*cue) for cue in task.cues]
+    config_json = json.dumps(task.config, sort_keys=True)
+    seed = settings.seed * 1_000_003 + task.rep + 1
+    if settings.engine == "panel":
+        frames = model_frames(_table(config_json), panel_model(settings, targets, task.size), seed)
+    else:
+        frames = _mock_frames(task, targets, config_json, seed)
+    return _analysed(task, frames)
+
+
+def _mock_frames(task: _Task, targets: list[Target], config_json: str, seed: int) -> RunFrames:
+    """Every judgment of one simulated run asked of the mock provider."""
+    settings = task.settings
     metrics = list(METRICS) if settings.metric == OVERALL else [settings.metric]
     bias = planted_bias(
         targets,
         task.size,
         metrics,
-        seed=settings.seed * 1_000_003 + task.rep + 1,
+        seed=seed,
         noise=settings.noise,
         first_position_bias=settings.first_position_bias,
         effects=settings.effects,
     )
     biases = scenario_biases(bias, task.bases, task.identities, settings.effects)
-    frames = simulate_frames(_prepared(json.dumps(task.config, sort_keys=True)), biases)
+    return simulate_frames(_prepared(config_json), biases)
+
+
+def _analysed(task: _Task, frames: RunFrames) -> list[dict[str, Any]]:
+    """The headline rule on each design size's subset of one simulated run."""
+    settings = task.settings
     rows: list[dict[str, Any]] = []
     for name, keys in task.scales:
         part = _subset(frames, set(keys))
@@ -275,7 +332,12 @@ def run_simulation(
             }
             for scale, count, _ in plan
         ],
-        "simulation": [*_SIMULATION_NOTES, *([_MODERATOR_NOTE] if moderator else []), *notes],
+        "engine": settings.engine,
+        "simulation": [
+            *(_PANEL_NOTES if settings.engine == "panel" else _SIMULATION_NOTES),
+            *([_MODERATOR_NOTE] if moderator else []),
+            *notes,
+        ],
         **tables,
         "what": _WHAT,
         "seconds": round(time.perf_counter() - started, 1),
@@ -292,6 +354,14 @@ _SIMULATION_NOTES = (
     "each simulated run is analysed by verdict_statistics, the headline's own rule (cluster t "
     "tests on base-scenario means, Holm over the primary family, the position test on "
     "order-swapped twins); no resampling",
+)
+_PANEL_NOTES = (
+    "every judgment is drawn from the random-effects panel model (judging/simulate/"
+    "_panel_model.py) for the design's own trials, straight into the frames a store would give "
+    "(configured models are never called); 'judges' gives its effects",
+    "main arm and the baseline treatment only (what the headline analysis covers)",
+    "each judge answers each trial once; its answer stands for its final one",
+    _SIMULATION_NOTES[-1],
 )
 _MODERATOR_NOTE = "a moderator consensus is simulated as the mean"
 _WHAT = {
@@ -329,6 +399,17 @@ def _planted_block(settings: SimulationSettings, targets: Sequence[Target]) -> d
 
 def _judges_block(settings: SimulationSettings) -> dict[str, Any]:
     effects = settings.effects
+    if settings.engine == "panel":
+        model = panel_model(settings, [], 0.0)
+        return {
+            "noise": settings.noise,
+            "label_base_sd": effects.label_base_sd,
+            "position_base_sd": effects.position_base_sd,
+            "judge_leniency_sd": effects.judge_leniency_sd,
+            "halo_sd": effects.halo_sd,
+            "trial_noise_sd": effects.trial_noise_sd,
+            "what": model.describe(),
+        }
     return {
         "noise": settings.noise,
         "label_base_sd": effects.label_base_sd,

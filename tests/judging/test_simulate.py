@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import socket
 import statistics
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -227,9 +228,24 @@ def test_a_tiny_simulation_produces_the_tables(simulated: dict[str, Any]) -> Non
         ("x2", 0.25, "gender"),
     }
     assert simulated["recommended"]["size"] == 0.25
-    assert simulated["judges"]["label_base_sd"] == 0.35
+    assert simulated["judges"]["label_base_sd"] == 0.2
+    assert simulated["engine"] == "panel" and "quality" in simulated["judges"]["what"]
     assert set(simulated["what"]) == {"false_positives", "power", "recommended"}
     assert simulated["recommendations"]
+
+
+def test_both_engines_give_the_same_tables(tmp_path: Path) -> None:
+    """The mock engine asks every judgment of the mock provider; its tables have the panel
+    engine's shape, so either can be read the same way."""
+    config = tmp_path / "experiment.yaml"
+    config.write_text(DESIGN, encoding="utf-8")
+    settings = SimulationSettings(sizes=(0.0,), reps=2, scales=(1.0,), jobs=1, engine="mock")
+    mocked = run_simulation(load_experiment(config), settings)
+    paneled = run_simulation(load_experiment(config), replace(settings, engine="panel"))
+    assert mocked["engine"] == "mock" and paneled["engine"] == "panel"
+    assert mocked["false_positives"][0].keys() == paneled["false_positives"][0].keys()
+    assert mocked["design_sizes"] == paneled["design_sizes"]
+    assert "mock" in mocked["simulation"][0] and "panel model" in paneled["simulation"][0]
 
 
 def test_simulate_command_writes_json_and_rejects_bad_options(tmp_path: Path) -> None:
