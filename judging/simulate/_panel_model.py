@@ -76,7 +76,7 @@ class PanelModel:
             f"{self.quality_sd:g} (shared by its metrics) + {self.quality_metric_sd:g} per "
             f"metric, judge leniency sd {self.leniency_sd:g}, halo (one judge, one showing, all "
             f"metrics) sd {self.halo_sd:g}, debate-shared noise (all judges, one showing) sd "
-            f"{self.shared_sd:g}, score noise sd {self.noise_sd:g}; each base scenario's own "
+            f"{self.shared_sd:g}, score noise sd {self.noise_sd:.2g}; each base scenario's own "
             f"label preference sd {self.label_base_sd:g} points and position preference sd "
             f"{self.position_base_sd:g} (share of verdicts), both mean zero; pair verdicts follow "
             "the summed scores except for position-decided ones"
