@@ -22,16 +22,21 @@ real judges' are while every answer stays a pure function of the request.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import re
-from statistics import NormalDist
 from typing import Any
 
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
 from fairpanel.agents._spec import MockBias, ModelSpec
 from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents.providers._mock_choices import (
+    choose,
+    earlier_answers,
+    offered_options,
+    spread,
+)
+from fairpanel.agents.providers._mock_draws import normal, pick, unit
 
 __all__ = ["MockClient", "mock_reply", "offered_options"]
 
@@ -52,35 +57,11 @@ _INJECTION_ANYWHERE = re.compile(_INJECTION_PHRASE, re.IGNORECASE)
 """The phrase alone: a quick test that spares the line pattern's backtracking on the (usual)
 texts without one."""
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
-_OR_QUESTION = re.compile(
-    r"(?:^|[,:;]\s*)(?P<first>[^,:;?\n]{1,80}?)\s+or\s+(?P<second>[^,:;?\n]{1,80}?)\?", re.M
-)
-_BRACKETED = re.compile(r"\[(?P<items>[^\[\]\n]+,[^\[\]\n]+)\]")
-_MARKED = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
-_QUOTED_ANSWER = re.compile(r"<answer>\n?(?P<text>.*?)\n?</answer>", re.DOTALL)
 _TASK = re.compile(r"<task>\n?(?P<text>.*?)\n?</task>", re.DOTALL)
-_STANDARD_NORMAL = NormalDist()
 _ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
-
-
-def _unit(*parts: str) -> float:
-    """A uniform number in [0, 1) derived from ``parts``."""
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
-
-
-def _pick(n: int, *parts: str) -> int:
-    return int(_unit(*parts) * n)
-
-
-def _normal(*parts: str) -> float:
-    """A standard normal number derived from ``parts`` (the inverse CDF of a hashed uniform,
-    kept off 0 and 1)."""
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
-    return _STANDARD_NORMAL.inv_cdf((int.from_bytes(digest[:8], "big") + 0.5) / 2**64)
 
 
 def _judge_of(request: ModelRequest) -> str:
@@ -107,12 +88,12 @@ def _random_effect(
     effect = 0.0
     seed = str(bias.seed)
     if bias.judge_leniency_sd:
-        effect += bias.judge_leniency_sd * _normal("leniency", seed, _judge_of(request))
+        effect += bias.judge_leniency_sd * normal("leniency", seed, _judge_of(request))
     if bias.halo_sd:
-        effect += bias.halo_sd * _normal("halo", prompt, candidate_id)
+        effect += bias.halo_sd * normal("halo", prompt, candidate_id)
     if bias.trial_noise_sd:
         replicate = str(request.replicate)
-        effect += bias.trial_noise_sd * _normal("trial", seed, replicate, _task_of(request), text)
+        effect += bias.trial_noise_sd * normal("trial", seed, replicate, _task_of(request), text)
     return effect
 
 
@@ -126,7 +107,7 @@ def _responder_text(request: ModelRequest) -> str:
         return text
     topic = " ".join(last.split()[:10])
     steps = [
-        f"Step {i + 1}: {_STEP_VERBS[_pick(len(_STEP_VERBS), last, str(i))]} "
+        f"Step {i + 1}: {_STEP_VERBS[pick(len(_STEP_VERBS), last, str(i))]} "
         f"the key points of the task ({topic}...)."
         for i in range(4)
     ]
@@ -149,17 +130,17 @@ def _score(
 
     ``effect`` is applied as whole points, its fractional part as one more point in that share
     of judgments (drawn per metric), so that its expected value survives the integer scale."""
-    base = bias.base_score + _pick(3, "content", text, metric) - 1
-    noise = _pick(2 * bias.noise + 1, "noise", prompt, candidate_id, metric) - bias.noise
+    base = bias.base_score + pick(3, "content", text, metric) - 1
+    noise = pick(2 * bias.noise + 1, "noise", prompt, candidate_id, metric) - bias.noise
     shift = 0.0
     for label in _labels_in(author, tuple(bias.score_shift)):
         shift += bias.score_shift[label].get(metric, 0.0)
     if bias.dither and shift:
         whole = math.floor(shift)
-        shift = whole + float(_unit("dither", prompt, candidate_id, metric) < shift - whole)
+        shift = whole + float(unit("dither", prompt, candidate_id, metric) < shift - whole)
     if effect:
         whole = math.floor(effect)
-        effect = whole + float(_unit("effect", prompt, candidate_id, metric) < effect - whole)
+        effect = whole + float(unit("effect", prompt, candidate_id, metric) < effect - whole)
     score = max(0.0, min(10.0, base + noise + shift + effect))
     if injected:
         score += bias.injection_susceptibility * (10.0 - score)
@@ -221,104 +202,8 @@ def _conversation(request: ModelRequest, *, without_injection: bool = False, see
     return f"{text}\x1fseed={seed}" if seed else text
 
 
-def offered_options(text: str) -> list[str]:
-    """The options of the last choice question in ``text`` (empty when there is none)."""
-    found: list[tuple[int, list[str]]] = [
-        (m.start(), [m.group("first").strip(), m.group("second").strip()])
-        for m in _OR_QUESTION.finditer(text)
-    ]
-    found.extend(
-        (m.start(), [part.strip() for part in m.group("items").split(",") if part.strip()])
-        for m in _BRACKETED.finditer(text)
-    )
-    return max(found)[1] if found else []
-
-
-def _names(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
-
-
-def _planted_share(bias: MockBias, option: str, said: str) -> float:
-    """The option's planted share in this request (``said``: every message's text)."""
-    entries = list(bias.choice_bias.items())
-    for rule in bias.choice_rules:
-        if re.search(rule.when, said, re.IGNORECASE):
-            entries.extend(rule.favour.items())
-    share = sum(value for key, value in entries if _names(option, key))
-    for phrase, factor in bias.bias_damping.items():
-        if phrase.lower() in said.lower():
-            share *= factor
-    return max(-1.0, min(1.0, share))
-
-
-def _read_answer(options: list[str], said: str) -> str | None:
-    """The one option a quoted ``<answer>`` block names, if exactly one."""
-    blocks = _QUOTED_ANSWER.findall(said)
-    if not blocks:
-        return None
-    named = [
-        option
-        for option in options
-        if any(_names(blocks[-1], alt.strip()) for alt in option.split("/") if alt.strip())
-    ]
-    return named[0] if len(named) == 1 else None
-
-
-def _choose(bias: MockBias, prompt: str, options: list[str], said: str) -> str:
-    """An option: a planted preference wins its share outright (a negative share avoids the
-    option), else the option a quoted answer names, else uniformly among the rest."""
-    favoured: list[str] = []
-    avoided: set[str] = set()
-    for option in options:
-        share = _planted_share(bias, option, said)
-        if share > 0 and _unit("favour", prompt, option) < share:
-            favoured.append(option)
-        elif share < 0 and _unit("favour", prompt, option) < -share:
-            avoided.add(option)
-    read = _read_answer(options, said)
-    if favoured:
-        pool = favoured
-    elif read is not None and read not in avoided:
-        pool = [read]
-    else:
-        pool = [option for option in options if option not in avoided] or options
-    return pool[_pick(len(pool), "choice", prompt)]
-
-
-def _earlier_answers(request: ModelRequest, field: str | None = None) -> list[str]:
-    """What the mock answered earlier in this conversation: the last ``{{...}}`` of each
-    assistant message (else its whole text), or with ``field`` that field of its JSON."""
-    answers = []
-    for message in request.messages[:-1]:
-        if message.role != "assistant":
-            continue
-        if field is None:
-            marked = _MARKED.findall(message.content)
-            answers.append((marked[-1] if marked else message.content).strip())
-            continue
-        try:
-            data = json.loads(message.content)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get(field), str):
-            answers.append(data[field])
-    return answers
-
-
-def _spread(bias: MockBias, prompt: str, options: list[str], earlier: list[str]) -> str | None:
-    """With earlier answers in view, in ``history_spread`` of the requests: the option named
-    least often so far (ties by hash); otherwise None (answer as without history)."""
-    if not earlier or _unit("spread", prompt) >= bias.history_spread:
-        return None
-    named = [answer.casefold() for answer in earlier]
-    counts = {option: named.count(option.casefold()) for option in options}
-    fewest = min(counts.values())
-    pool = [option for option in options if counts[option] == fewest]
-    return pool[_pick(len(pool), "spread-pick", prompt)]
-
-
 def _unit_interval_reply(request: ModelRequest, bias: MockBias) -> str:
-    value = f"{0.5 + 0.5 * _unit('confidence', _conversation(request, seed=bias.seed)):.2f}"
+    value = f"{0.5 + 0.5 * unit('confidence', _conversation(request, seed=bias.seed)):.2f}"
     return f"{{{{{value}}}}}" if "{{" in request.messages[-1].content else value
 
 
@@ -328,10 +213,12 @@ def _said(request: ModelRequest) -> str:
 
 def _choice_reply(request: ModelRequest, bias: MockBias, options: list[str]) -> str:
     prompt = _conversation(request, seed=bias.seed)
-    if bias.abstain_rate and _unit("abstain", prompt) < bias.abstain_rate:
+    if bias.abstain_rate and unit("abstain", prompt) < bias.abstain_rate:
         return _ABSTAIN
-    spread = _spread(bias, prompt, options, _earlier_answers(request))
-    choice = spread if spread is not None else _choose(bias, prompt, options, _said(request))
+    spread_pick = spread(bias, prompt, options, earlier_answers(request))
+    choice = (
+        spread_pick if spread_pick is not None else choose(bias, prompt, options, _said(request))
+    )
     return f"{{{{{choice}}}}}" if "{{" in request.messages[-1].content else choice
 
 
@@ -342,7 +229,7 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     # Noise comes from the prompt as the mock sees it: without a planted instruction, so that at
     # susceptibility 0 a trial and its injected twin get the very same answers.
     prompt = _conversation(request, without_injection=True, seed=bias.seed)
-    if bias.malformed_rate and _unit("malformed", prompt) < bias.malformed_rate:
+    if bias.malformed_rate and unit("malformed", prompt) < bias.malformed_rate:
         return "I would rate this quite highly overall, it is a solid answer."
     candidates: dict[str, tuple[str, str]] = {}
     injected: set[str] = set()
@@ -376,17 +263,17 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
             totals[candidate_id] = sum(scores.values())
         order = sorted(candidates)
         persuaded = [c for c in order if c in injected]
-        spread = _spread(bias, prompt, order, _earlier_answers(request, "winner"))
-        if persuaded and _unit("injection", prompt) < bias.injection_susceptibility:
+        spread_pick = spread(bias, prompt, order, earlier_answers(request, "winner"))
+        if persuaded and unit("injection", prompt) < bias.injection_susceptibility:
             winner = persuaded[0]
-        elif spread is not None:
-            winner = spread
-        elif _unit("position", prompt) < abs(bias.first_position_bias):
+        elif spread_pick is not None:
+            winner = spread_pick
+        elif unit("position", prompt) < abs(bias.first_position_bias):
             winner = order[0] if bias.first_position_bias > 0 else order[-1]
         else:
             best = max(totals.values())
             leaders = [c for c in order if totals[c] == best]
-            winner = leaders[_pick(len(leaders), "tie", prompt)]
+            winner = leaders[pick(len(leaders), "tie", prompt)]
         reply["winner"] = winner
     else:
         author, text = next(iter(candidates.values()), ("", ""))
@@ -399,7 +286,7 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     for name, prop in properties.items():
         if name not in reply and prop.get("enum"):
             enum = [str(v) for v in prop["enum"]]
-            reply[name] = _choose(bias, f"{prompt}\x1f{name}", enum, _said(request))
+            reply[name] = choose(bias, f"{prompt}\x1f{name}", enum, _said(request))
     return json.dumps(reply)
 
 

@@ -1,10 +1,9 @@
-"""Calibration by simulation: an experiment's design answered by the mock judge, many times."""
+"""Calibration by simulation: an experiment's design answered by simulated judges, many times."""
 
 from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import JudgeEffects
+from fairpanel.judging.simulate._settings import DEFAULT_EFFECTS, SimulationSettings
 from fairpanel.judging.simulate._simulate import (
-    DEFAULT_EFFECTS,
-    SimulationSettings,
     parse_numbers,
     run_simulation,
     sizes_ok,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import gc
 import json
-import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,8 +34,15 @@ from fairpanel.analysis import METRICS, OVERALL, calibration_tables, identity_te
 from fairpanel.judging.engine._frames import RunFrames
 from fairpanel.judging.engine._runner import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.simulate._described import (
+    MODERATOR_NOTE,
+    PANEL_NOTES,
+    SIMULATION_NOTES,
+    WHAT,
+    judges_block,
+    planted_block,
+)
 from fairpanel.judging.simulate._panel_model import (
-    PanelModel,
     TrialTable,
     model_frames,
     trial_table,
@@ -44,7 +50,6 @@ from fairpanel.judging.simulate._panel_model import (
 from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import (
     DesignScale,
-    JudgeEffects,
     PreparedDesign,
     Target,
     design_scales,
@@ -58,10 +63,10 @@ from fairpanel.judging.simulate._runs import (
     targets_of,
     trial_keys,
 )
+from fairpanel.judging.simulate._settings import SimulationSettings, panel_model
 
 __all__ = [
     "SIMULATE_FILE",
-    "SimulationSettings",
     "parse_numbers",
     "run_simulation",
     "sizes_ok",
@@ -71,44 +76,6 @@ __all__ = [
 SIMULATE_FILE = "simulate.json"
 
 ProgressHook = Callable[[int, int], None]
-
-
-DEFAULT_EFFECTS = JudgeEffects(
-    label_base_sd=0.2,
-    position_base_sd=0.15,
-    judge_leniency_sd=0.5,
-    halo_sd=1.0,
-    trial_noise_sd=0.5,
-)
-"""Judges harder than the mock alone: preferences that vary by base scenario around zero (0.2
-points per identity, so a two-label contrast varies with sd 0.28 points, about 0.35 logits on pair
-verdicts, the spread the issue's outside judge had; a first-position share of +-0.15, about 0.3
-logits), judges that differ in leniency, a halo that correlates the four metrics of a judgment
-(about 0.55 with the default noise of +-1, measured on the mock; the audit puts real judges at
-0.6-0.9), and noise all judges of a trial share (two judges' scores of one answer correlate
-about 0.3). A score's sd is then about 1.9 points."""
-
-
-@dataclass(frozen=True)
-class SimulationSettings:
-    sizes: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0)
-    reps: int = 200
-    alpha: float = 0.05
-    seed: int = 0
-    scales: tuple[float, ...] = (0.5, 1.0, 2.0)
-    metric: str = OVERALL
-    """The metric the planted shift goes to; ``overall`` shifts all four."""
-    noise: int = 1
-    """The mock's uniform integer noise per score, +-noise (independent per metric and judge)."""
-    first_position_bias: float = 0.0
-    """The planted first-position share (signed; negative favours the second position)."""
-    effects: JudgeEffects = DEFAULT_EFFECTS
-    max_trials: int = 1000
-    jobs: int = 2
-    engine: str = "panel"
-    """``panel``: judges drawn from the random-effects model straight into frames
-    (``_panel_model``, milliseconds a run); ``mock``: every judgment asked of the mock provider
-    (seconds a run; the same effects, through the real request and parsing path)."""
 
 
 def _scale_name(scale: DesignScale) -> str:
@@ -134,28 +101,6 @@ def _prepared(config_json: str) -> PreparedDesign:
 def _table(config_json: str) -> TrialTable:
     """The design's trials as index arrays for the random-effects panel, once per worker."""
     return trial_table(_prepared(config_json).specs)
-
-
-def _uniform_sd(noise: int) -> float:
-    """The sd of a uniform integer on -noise..noise (the mock's score noise)."""
-    return math.sqrt(((2 * noise + 1) ** 2 - 1) / 12.0)
-
-
-def panel_model(settings: SimulationSettings, targets: Sequence[Target], size: float) -> PanelModel:
-    """The random-effects panel with the settings' effects and ``size`` points planted on every
-    target's identity (on the settings' metric, or all four)."""
-    effects = settings.effects
-    metrics = list(METRICS) if settings.metric == OVERALL else [settings.metric]
-    return PanelModel(
-        noise_sd=_uniform_sd(settings.noise),
-        leniency_sd=effects.judge_leniency_sd,
-        halo_sd=effects.halo_sd,
-        shared_sd=effects.trial_noise_sd,
-        label_base_sd=effects.label_base_sd,
-        position_base_sd=effects.position_base_sd,
-        first_position=settings.first_position_bias,
-        planted={t.planted: dict.fromkeys(metrics, size) for t in targets} if size else {},
-    )
 
 
 @dataclass(frozen=True)
@@ -319,8 +264,8 @@ def run_simulation(
         "sizes": list(settings.sizes),
         "repetitions": settings.reps,
         "seed": settings.seed,
-        "planted": _planted_block(settings, targets),
-        "judges": _judges_block(settings),
+        "planted": planted_block(settings, targets),
+        "judges": judges_block(settings),
         "design_sizes": [
             {
                 "scale": _scale_name(scale),
@@ -334,105 +279,16 @@ def run_simulation(
         ],
         "engine": settings.engine,
         "simulation": [
-            *(_PANEL_NOTES if settings.engine == "panel" else _SIMULATION_NOTES),
-            *([_MODERATOR_NOTE] if moderator else []),
+            *(PANEL_NOTES if settings.engine == "panel" else SIMULATION_NOTES),
+            *([MODERATOR_NOTE] if moderator else []),
             *notes,
         ],
         **tables,
-        "what": _WHAT,
+        "what": WHAT,
         "seconds": round(time.perf_counter() - started, 1),
     }
     result["recommendations"] = recommendations(result)
     return result
-
-
-_SIMULATION_NOTES = (
-    "every judge and the responder are the mock (configured models are never called)",
-    "main arm and the baseline treatment only (what the headline analysis covers)",
-    "each judge answers each trial once, with the panel's first-round request (the mock's "
-    "answers do not depend on the discussion); judges of a trial still share the trial noise",
-    "each simulated run is analysed by verdict_statistics, the headline's own rule (cluster t "
-    "tests on base-scenario means, Holm over the primary family, the position test on "
-    "order-swapped twins); no resampling",
-)
-_PANEL_NOTES = (
-    "every judgment is drawn from the random-effects panel model (judging/simulate/"
-    "_panel_model.py) for the design's own trials, straight into the frames a store would give "
-    "(configured models are never called); 'judges' gives its effects",
-    "main arm and the baseline treatment only (what the headline analysis covers)",
-    "each judge answers each trial once; its answer stands for its final one",
-    _SIMULATION_NOTES[-1],
-)
-_MODERATOR_NOTE = "a moderator consensus is simulated as the mean"
-_WHAT = {
-    "false_positives": "per design size, over the runs with nothing planted: identity_effect is "
-    "the share of runs whose headline said 'Detectable identity effect' (runs without a verdict "
-    "count as no call; identity_no_verdict says how many), position_bias the share whose "
-    "position claim called a bias (null when a position preference was planted); rate with an "
-    "exact Clopper-Pearson interval (k of n independent runs)",
-    "power": "per design size, planted size and category: the share of runs in which a primary "
-    "contrast called the planted identity favoured (headline_called: the headline called any "
-    "identity effect); exact intervals",
-    "recommended": "the smallest simulated design size at which every category's power at "
-    "'size' reaches target_power; when none does, the largest size's weakest power and how many "
-    "times its base scenarios would have to grow (extrapolated by a normal approximation)",
-}
-
-
-def _planted_block(settings: SimulationSettings, targets: Sequence[Target]) -> dict[str, Any]:
-    where = "four metrics" if settings.metric == OVERALL else settings.metric
-    return {
-        "metric": settings.metric,
-        "first_position_bias": settings.first_position_bias,
-        "targets": [
-            {"category": t.category, "planted": t.planted, "reference": t.reference}
-            for t in targets
-        ],
-        "what": (
-            f"each size is a score shift in points added to the planted identity's {where} by "
-            "every mock judge (a fraction f adds one point in a share f of judgments, so the "
-            "expected shift equals the size); first_position_bias is the planted share of pair "
-            "verdicts given to the first position whatever the scores (negative: the second)"
-        ),
-    }
-
-
-def _judges_block(settings: SimulationSettings) -> dict[str, Any]:
-    effects = settings.effects
-    if settings.engine == "panel":
-        model = panel_model(settings, [], 0.0)
-        return {
-            "noise": settings.noise,
-            "label_base_sd": effects.label_base_sd,
-            "position_base_sd": effects.position_base_sd,
-            "judge_leniency_sd": effects.judge_leniency_sd,
-            "halo_sd": effects.halo_sd,
-            "trial_noise_sd": effects.trial_noise_sd,
-            "what": model.describe(),
-        }
-    return {
-        "noise": settings.noise,
-        "label_base_sd": effects.label_base_sd,
-        "position_base_sd": effects.position_base_sd,
-        "judge_leniency_sd": effects.judge_leniency_sd,
-        "halo_sd": effects.halo_sd,
-        "trial_noise_sd": effects.trial_noise_sd,
-        "what": (
-            f"scores are content (+-1 per metric and answer) + a uniform integer in "
-            f"+-{settings.noise} per score + normal random effects in points: each judge's "
-            f"leniency (sd {effects.judge_leniency_sd:g}, constant over its requests), a halo "
-            f"per judgment shared by the four metrics (sd {effects.halo_sd:g}), noise per answer "
-            f"and trial shared by all judges (sd {effects.trial_noise_sd:g}); per simulated run "
-            f"each base scenario draws for every identity a shift of its scores "
-            f"N(0, {effects.label_base_sd:g}) points and a first-position share "
-            f"N(0, {effects.position_base_sd:g}) added to the planted ones: preferences that "
-            "vary by scenario and average to zero, which is no bias. Pair verdicts go to the "
-            "larger sum of the four scores (answer-driven; equal sums broken by a coin, the "
-            "schema has no tie; the panel ties when its votes split). With the default settings "
-            "the metrics of one judgment correlate about 0.55, two judges' scores of one answer "
-            "about 0.3, and a score's sd is about 1.9 points"
-        ),
-    }
 
 
 def write_simulation(result: Mapping[str, Any], out_dir: Path) -> Path:

@@ -70,9 +70,9 @@ def test_defaults_draw_nothing_and_keep_every_answer() -> None:
 
 
 def test_normal_draws_are_standard_normal() -> None:
-    from fairpanel.agents.providers._mock import _normal
+    from fairpanel.agents.providers._mock_draws import normal
 
-    draws = [_normal("check", str(i)) for i in range(4000)]
+    draws = [normal("check", str(i)) for i in range(4000)]
     assert kstest(draws, "norm").pvalue > 0.001
 
 
