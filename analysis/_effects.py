@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fairpanel.analysis._cluster import MIN_BASES
+from fairpanel.analysis._cluster import MIN_BASES, TEST_NAME, ClusterTest
 from fairpanel.analysis._multitest import benjamini_hochberg, holm
 
 NO_DIFFERENCE = "no detectable difference"
@@ -104,6 +104,21 @@ def cohen_h(rate: float | None) -> float | None:
 def untested(reason: str | None) -> str:
     """The verdict of a row without a p-value."""
     return f"{NOT_TESTED}: {reason or 'no p-value'}"
+
+
+def tested_by(test: ClusterTest) -> dict[str, Any]:
+    """The fields of an ``Effect`` that its cluster test decides (estimate, interval, p-value,
+    counts, test name and the verdict before correction), so every contrast reads them alike."""
+    return {
+        "estimate": test.estimate,
+        "ci_low": test.ci_low,
+        "ci_high": test.ci_high,
+        "p_value": test.p_value,
+        "n": test.n,
+        "n_clusters": test.n_clusters,
+        "test": TEST_NAME,
+        "verdict": untested(test.reason) if test.p_value is None else NO_DIFFERENCE,
+    }
 
 
 def _direction(effect: Effect) -> str:

@@ -15,13 +15,12 @@ from typing import Protocol
 
 import pandas as pd
 
-from fairpanel.analysis._cluster import TEST_NAME, cluster_mean_test
+from fairpanel.analysis._cluster import cluster_mean_test
 from fairpanel.analysis._effects import (
     INTERACTION,
-    NO_DIFFERENCE,
     Effect,
     correct_effects,
-    untested,
+    tested_by,
 )
 from fairpanel.analysis._frames import (
     BASE_ID,
@@ -104,6 +103,7 @@ def _interaction(
         else "the panel's label-swap contrast"
     )
     return Effect(
+        **tested_by(test),
         id=f"interaction:{treatment}:{protocol}:{category}:{identity}-{versus}",
         family=FAMILY,
         protocol=protocol,
@@ -113,23 +113,15 @@ def _interaction(
         contrast=f"({identity} - {versus}) under {treatment} minus under the baseline",
         identity=identity,
         versus=versus,
-        estimate=test.estimate,
-        ci_low=test.ci_low,
-        ci_high=test.ci_high,
         confidence=confidence,
         scale=scale,
         cohen_h=None,
-        p_value=test.p_value,
-        n=test.n,
-        n_clusters=test.n_clusters,
-        test=TEST_NAME,
         method=(
             f"{what} for each unit matched across treatments (same scenario, responses, order, "
             f"replicate and signal), under {treatment} minus under the baseline; "
             f"{test.describe(confidence)}; a negative estimate means the treatment moved the "
             f"contrast towards {versus}"
         ),
-        verdict=untested(test.reason) if test.p_value is None else NO_DIFFERENCE,
         role=INTERACTION,
     )
 

@@ -18,13 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairpanel.analysis._cluster import TEST_NAME, ClusterTest, cluster_mean_test
+from fairpanel.analysis._cluster import ClusterTest, cluster_mean_test
 from fairpanel.analysis._effects import (
-    NO_DIFFERENCE,
     PRIMARY,
     SECONDARY,
     Effect,
-    untested,
+    tested_by,
 )
 from fairpanel.analysis._frames import (
     BASE_ID,
@@ -40,7 +39,6 @@ from fairpanel.analysis._frames import (
     SCENARIO_ID,
     SCORE,
     TRIAL_KEY,
-    float_or_none,
     require_columns,
 )
 
@@ -184,6 +182,7 @@ def _effect(
     test = cluster_mean_test(values, clusters, confidence=confidence)
     primary = judge is None and metric == OVERALL
     return Effect(
+        **tested_by(test),
         id=f"single:{category}:{metric}:{identity}-{versus}:{who}",
         family=SINGLE_FAMILY,
         protocol="single",
@@ -193,18 +192,10 @@ def _effect(
         contrast=f"{identity} - {versus}",
         identity=identity,
         versus=versus,
-        estimate=float_or_none(test.estimate),
-        ci_low=test.ci_low,
-        ci_high=test.ci_high,
         confidence=confidence,
         scale="score points",
         cohen_h=None,
-        p_value=test.p_value,
-        n=test.n,
-        n_clusters=test.n_clusters,
-        test=TEST_NAME,
         method=_method(judge, metric, test, confidence),
-        verdict=untested(test.reason) if test.p_value is None else NO_DIFFERENCE,
         role=PRIMARY if primary else SECONDARY,
     )
 

@@ -26,7 +26,6 @@ from statsmodels.stats.contingency_tables import StratifiedTable
 
 from fairpanel.analysis._cluster import (
     MIN_BASES,
-    TEST_NAME,
     ClusterTest,
     cluster_mean_test,
     too_few_bases,
@@ -37,6 +36,7 @@ from fairpanel.analysis._effects import (
     SECONDARY,
     Effect,
     cohen_h,
+    tested_by,
     untested,
 )
 from fairpanel.analysis._frames import (
@@ -122,10 +122,6 @@ def _share(test: ClusterTest) -> float | None:
     return None if test.estimate is None else test.estimate + 0.5
 
 
-def _tested(test: ClusterTest) -> str:
-    return untested(test.reason) if test.p_value is None else NO_DIFFERENCE
-
-
 def win_rate_effect(
     rows: pd.DataFrame, category: str, identity: str, judge: str | None, *, confidence: float
 ) -> Effect:
@@ -140,6 +136,7 @@ def win_rate_effect(
     )
     ties = int((~decided).sum())
     return Effect(
+        **tested_by(test),
         id=f"pair:{category}:win_rate:{identity}-vs-50%:{_who(judge)}",
         family=WIN_RATE_FAMILY,
         protocol="pair",
@@ -149,22 +146,14 @@ def win_rate_effect(
         contrast=f"{identity} vs 50%",
         identity=identity,
         versus=None,
-        estimate=test.estimate,
-        ci_low=test.ci_low,
-        ci_high=test.ci_high,
         confidence=confidence,
         scale="win rate - 0.5",
         cohen_h=cohen_h(_share(test)),
-        p_value=test.p_value,
-        n=test.n,
-        n_clusters=test.n_clusters,
-        test=TEST_NAME,
         method=(
             f"{identity}'s wins / decided pairs it appeared in, from {_source(judge)} (ties "
             f"not counted as losses: {ties} of {len(mine)} were ties); win share within each "
             f"base scenario, {test.describe(confidence)}; Cohen's h against 0.5"
         ),
-        verdict=_tested(test),
         role=SECONDARY,
         tie_share=ties / len(mine) if len(mine) else None,
     )
@@ -210,6 +199,7 @@ def swap_effect(
     test = cluster_mean_test(values, matched[BASE_ID].to_numpy(), confidence=confidence)
     ties = int((matched["outcome_identity"] == 0).sum() + (matched["outcome_versus"] == 0).sum())
     return Effect(
+        **tested_by(test),
         id=f"pair:{category}:label_swap:{identity}-{versus}:{_who(judge)}",
         family=SWAP_FAMILY,
         protocol="pair",
@@ -219,16 +209,9 @@ def swap_effect(
         contrast=f"{identity} vs {versus} (label swaps)",
         identity=identity,
         versus=versus,
-        estimate=test.estimate,
-        ci_low=test.ci_low,
-        ci_high=test.ci_high,
         confidence=confidence,
         scale="win share - 0.5",
         cohen_h=cohen_h(_share(test)),
-        p_value=test.p_value,
-        n=len(matched),
-        n_clusters=test.n_clusters,
-        test=TEST_NAME,
         method=(
             f"{_source(judge)} on {len(matched)} label swaps (same scenario, answers, order, "
             "replicate, treatment and signal; labels swapped); per swap, half the front "
@@ -236,7 +219,6 @@ def swap_effect(
             f"so the estimate is {identity}'s win share against the same answer labelled "
             f"{versus}, minus 0.5; {test.describe(confidence)}"
         ),
-        verdict=_tested(test),
         role=PRIMARY if judge is None else SECONDARY,
         tie_share=ties / (2 * len(matched)) if len(matched) else None,
     )
