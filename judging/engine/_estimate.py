@@ -46,6 +46,9 @@ class Estimate:
     cost: dict[str, Any] = field(default_factory=dict)
     wall_seconds: float | None = None
     notes: list[str] = field(default_factory=list)
+    panels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per panel of an experiment that compares panels: its trials, judge calls, tokens and
+    cost (the responder's calls are shared by every panel and counted once, above)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class Estimate:
             "cost": self.cost,
             "wall_seconds": self.wall_seconds,
             "notes": self.notes,
+            **({"panels": self.panels} if self.panels else {}),
         }
 
 
@@ -77,6 +81,7 @@ class _Tally:
 def _trial_calls(
     spec: TrialSpec, task: str, response_tokens: int, personas: dict[str, str], tally: _Tally
 ) -> None:
+    judge = f"{spec.panel} judge" if spec.panel else "judge"
     placeholder = "x" * (response_tokens * _CHARS_PER_TOKEN)
     context = _tokens(
         judge_context(task, [(a, placeholder) for a in spec.authors], position=spec.label_position)
@@ -89,7 +94,7 @@ def _trial_calls(
         seat.persona: seat.sampling.max_tokens or _DEFAULT_JUDGE_TOKENS for seat in spec.seats
     }
     for seat in spec.seats:
-        tally.add("judge:first", seat.model_id, histories[seat.persona], outputs[seat.persona])
+        tally.add(f"{judge}:first", seat.model_id, histories[seat.persona], outputs[seat.persona])
         histories[seat.persona] += outputs[seat.persona]
     rounds = spec.discussion_rounds + 1
     for round_index in range(1, rounds + 1):
@@ -102,14 +107,14 @@ def _trial_calls(
             history = histories[seat.persona] + prompt
             if not (final and spec.final_vote == "blind"):
                 history += said  # the earlier speakers of this round
-            tally.add(f"judge:{kind}", seat.model_id, history, outputs[seat.persona])
+            tally.add(f"{judge}:{kind}", seat.model_id, history, outputs[seat.persona])
             histories[seat.persona] = history + outputs[seat.persona]
             said += outputs[seat.persona]
     if spec.moderator is not None:
         moderator = spec.moderator
         prompt = context + _tokens(personas[moderator.persona]) + sum(outputs.values())
         tally.add(
-            "judge:moderator", moderator.model_id, prompt, moderator.sampling.max_tokens or 200
+            f"{judge}:moderator", moderator.model_id, prompt, moderator.sampling.max_tokens or 200
         )
 
 
@@ -125,10 +130,15 @@ def estimate(config: ExperimentConfig) -> Estimate:
     tally = _Tally()
     trials: Counter[str] = Counter()
     scenarios_used: set[str] = set()
+    panels: dict[str, tuple[Counter[str], _Tally]] = {}
     for spec in design.trials():
         trials[f"{spec.protocol}/{spec.arm}"] += 1
         scenarios_used.add(spec.scenario_id)
         _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, tally)
+        if spec.panel is not None:
+            panel_trials, panel_tally = panels.setdefault(spec.panel, (Counter(), _Tally()))
+            panel_trials[f"{spec.protocol}/{spec.arm}"] += 1
+            _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, panel_tally)
     for scenario_id in sorted(scenarios_used):
         first = _tokens(RESPONDER_SYSTEM + tasks[scenario_id]) + 20
         tally.add("responder", responder.id, first, response_tokens)
@@ -139,6 +149,15 @@ def estimate(config: ExperimentConfig) -> Estimate:
         calls=dict(sorted(tally.calls.items())),
         tokens_by_model=tally.tokens,
         cost=cost_of(tally.tokens, config.prices),
+        panels={
+            name: {
+                "trials_total": sum(counts.values()),
+                "calls_total": sum(panel_tally.calls.values()),
+                "tokens_by_model": {m: u.model_dump() for m, u in panel_tally.tokens.items()},
+                "cost": cost_of(panel_tally.tokens, config.prices),
+            }
+            for name, (counts, panel_tally) in panels.items()
+        },
     )
     result.notes.append(
         "calls exclude re-asks after invalid answers; tokens assume every answer uses its full "

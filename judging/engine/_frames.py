@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from fairpanel.judging.engine._store import Store
+from fairpanel.judging.experiment._config import DEFAULT_PANEL
 from fairpanel.judging.protocol._judgment import METRICS
 
 __all__ = ["RunFrames", "duplicate_trials_of", "load_frames"]
@@ -79,12 +80,16 @@ class RunFrames:
         if "call_keys" not in self.turns.columns:
             return self
         keys: dict[str, set[str]] = {}
-        for trial_key, call_keys in zip(
-            self.turns["trial_key"], self.turns["call_keys"], strict=True
+        # Two panels asked the same thing (identical panels) are two panels' observations,
+        # so requests repeat a trial only within one panel.
+        panels = self.turns["panel"] if "panel" in self.turns.columns else None
+        for index, (trial_key, call_keys) in enumerate(
+            zip(self.turns["trial_key"], self.turns["call_keys"], strict=True)
         ):
             found = keys.setdefault(str(trial_key), set())
+            panel = "" if panels is None else str(panels.iloc[index])
             if isinstance(call_keys, (tuple, list)):
-                found.update(str(key) for key in call_keys)
+                found.update(f"{panel}\0{key}" for key in call_keys)
         dropped = set(duplicate_trials_of(keys))
         if not dropped:
             return self
@@ -124,11 +129,13 @@ class RunFrames:
 
 
 def _design_columns(spec: dict[str, Any]) -> dict[str, Any]:
-    """The design variables an analysis splits by (older stores lack them: main, none)."""
+    """The design variables an analysis splits by (older stores lack them: main, none; a
+    single-panel run's trials name no panel: ``DEFAULT_PANEL``)."""
     return {
         "arm": spec.get("arm", "main"),
         "treatment": spec.get("treatment", "none"),
         "signal": spec.get("signal", "explicit"),
+        "panel": spec.get("panel") or DEFAULT_PANEL,
     }
 
 
@@ -270,7 +277,7 @@ def load_frames(store: Store) -> RunFrames:
     ).deduplicated()
 
 
-_DESIGN_COLUMNS = ["arm", "treatment", "signal"]
+_DESIGN_COLUMNS = ["arm", "treatment", "signal", "panel"]
 _SCORE_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
     "identity", "position", "response_index", "judge", "judge_model", "round", "round_kind",

@@ -27,7 +27,8 @@ from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_se
 from fairpanel.judging.engine._similar_responses import report_similar_responses
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_workers
-from fairpanel.judging.experiment._config import ExperimentConfig, selected_bases_from
+from fairpanel.judging.experiment._checks import selected_bases_from
+from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import TrialSpec, iter_trials
 from fairpanel.judging.protocol._prompts import responder_messages, rewrite_messages
 from fairpanel.judging.protocol._records import TrialRecord
@@ -91,25 +92,36 @@ _PACKAGES = ("fairpanel", "autogen-agentchat", "autogen-ext", "openai", "xllamac
 
 def _manifest(config: ExperimentConfig) -> dict[str, Any]:
     """What produced the run, for anyone re-reading it later."""
-    return {
-        **environment(_PACKAGES),
-        "models": {
-            "responder": config.responder_spec.id,
+    panels = {
+        name: {
             "judges": {
-                seat.persona: config.model_spec(str(seat.model)).id for seat in config.panel.seats()
+                seat.persona: config.model_spec(str(seat.model)).id for seat in panel.seats()
             },
-        },
+            "answer_format": panel.answer_format,
+        }
+        for name, panel in config.panel_items()
+    }
+    first = next(iter(panels.values()))
+    manifest: dict[str, Any] = {
+        **environment(_PACKAGES),
+        "models": {"responder": config.responder_spec.id, "judges": first["judges"]},
         "seed": config.seed,
     }
+    if config.multi_panel:
+        manifest["panels"] = panels
+    return manifest
 
 
 def _roles(config: ExperimentConfig) -> list[ModelRole]:
     """Every (role, model, sampling) the experiment will call."""
     roles: list[ModelRole] = [("responder", config.responder_spec, config.responder.sampling)]
-    for seat in config.panel.seats():
-        roles.append((f"judge {seat.persona}", config.model_spec(str(seat.model)), seat.sampling))
-    if config.panel.consensus == "moderator":
-        roles.append(("moderator", config.panel_spec, config.panel.sampling))
+    for name, panel in config.panel_items():
+        prefix = f"{name} " if config.multi_panel else ""
+        for seat in panel.seats():
+            spec = config.model_spec(str(seat.model))
+            roles.append((f"{prefix}judge {seat.persona}", spec, seat.sampling))
+        if panel.consensus == "moderator":
+            roles.append((f"{prefix}moderator", config.model_spec(panel.model), panel.sampling))
     return roles
 
 
@@ -224,7 +236,11 @@ async def _run_pending(
         return WorkOutcome()
     registry, caller, store = session.registry, session.caller, session.store
     responder = await registry.client(config.responder_spec)
-    references = {config.panel.model, *(str(seat.model) for seat in config.panel.seats())}
+    references = {
+        reference
+        for _name, panel in config.panel_items()
+        for reference in (panel.model, *(str(seat.model) for seat in panel.seats()))
+    }
     judge_clients = {ref: await registry.client(config.model_spec(ref)) for ref in references}
     scenarios = {s.id: s for s in design.scenarios}
     responses: dict[str, asyncio.Task[dict[int, str]]] = {}

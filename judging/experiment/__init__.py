@@ -2,6 +2,7 @@
 
 from fairpanel.judging.experiment._config import (
     DEFAULT_INJECTION,
+    DEFAULT_PANEL,
     ExperimentConfig,
     IdentitySelection,
     PairConfig,
@@ -9,8 +10,6 @@ from fairpanel.judging.experiment._config import (
     Price,
     ResponderConfig,
     ScenarioSelection,
-    default_experiment_path,
-    load_experiment,
 )
 from fairpanel.judging.experiment._design import (
     TRIAL_SCHEMA_VERSION,
@@ -18,9 +17,11 @@ from fairpanel.judging.experiment._design import (
     injected_twin,
     iter_trials,
 )
+from fairpanel.judging.experiment._load import default_experiment_path, load_experiment
 
 __all__ = [
     "DEFAULT_INJECTION",
+    "DEFAULT_PANEL",
     "TRIAL_SCHEMA_VERSION",
     "ExperimentConfig",
     "IdentitySelection",

@@ -7,19 +7,15 @@ line before any model is called.
 
 from __future__ import annotations
 
-import importlib.resources
-from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fairpanel.agents import ModelSpec, Sampling
-from fairpanel.inputs import Location, Problem, load_yaml_model
-from fairpanel.personas import load_identities, load_judge_personas
-from fairpanel.scenarios import BaseScenario, load_scenarios
 
 __all__ = [
     "DEFAULT_INJECTION",
+    "DEFAULT_PANEL",
     "ArmsConfig",
     "Consensus",
     "ExperimentConfig",
@@ -31,11 +27,13 @@ __all__ = [
     "ResponderConfig",
     "ScenarioSelection",
     "Treatment",
-    "default_experiment_path",
-    "load_experiment",
 ]
 
 Protocol = Literal["single", "pair"]
+AnswerFormat = Literal["json", "text"]
+DEFAULT_PANEL = "panel"
+"""The name of an experiment's only panel (``panel:``); trials of such runs carry no name."""
+PANEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$"
 _ALL_PROTOCOLS: tuple[Protocol, ...] = ("single", "pair")
 Signal = Literal["explicit", "name"]
 _EXPLICIT_ONLY: tuple[Signal, ...] = ("explicit",)
@@ -98,6 +96,13 @@ class PanelConfig(_Strict):
     )
     moderator: str = Field(
         default="moderator", description="Persona of the moderator (consensus: moderator)"
+    )
+    answer_format: AnswerFormat = Field(
+        default="json",
+        description="json: judges answer with a JSON object (structured output where the "
+        "provider has it); text: MALIBU-style free text with scores as 'Creativity: 7' lines "
+        "and a closing verdict line ('Response 1 is better'), read by the tolerant parser with "
+        "the same bounded re-asks. The format is known to move judges, so compare it like a model",
     )
 
     def seats(self) -> list[JudgeSeat]:
@@ -226,7 +231,20 @@ class ExperimentConfig(_Strict):
     protocols: list[Protocol] = Field(default_factory=lambda: list(_ALL_PROTOCOLS), min_length=1)
     models: dict[str, ModelSpec] = Field(default_factory=dict)
     responder: ResponderConfig = ResponderConfig()
-    panel: PanelConfig
+    panel: PanelConfig | None = Field(
+        default=None, description="The judge panel (or give several under `panels`)"
+    )
+    panels: dict[str, PanelConfig] | None = Field(
+        default=None,
+        description="Panels to compare, by name: every panel judges exactly the same trials "
+        "(one responder pass, the same candidates, arrangements, arms and treatments)",
+    )
+    panel_models: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Shorthand for `panels`: the `panel` once per model (a name from `models` "
+        "or a 'provider/model' id), each named after its model",
+    )
     scenarios: ScenarioSelection = ScenarioSelection()
     identities: IdentitySelection = IdentitySelection()
     pair: PairConfig = PairConfig()
@@ -253,132 +271,38 @@ class ExperimentConfig(_Strict):
     def responder_spec(self) -> ModelSpec:
         return self.model_spec(self.responder.model)
 
+    def panel_items(self) -> list[tuple[str, PanelConfig]]:
+        """(name, panel) of every panel, in the file's order. One ``panel:`` is named
+        ``DEFAULT_PANEL``; ``panel_models`` gives the panel once per model, seats' own models
+        replaced too, named after the model."""
+        if self.panels:
+            return list(self.panels.items())
+        if self.panel is None:
+            return []
+        if not self.panel_models:
+            return [(DEFAULT_PANEL, self.panel)]
+        items = []
+        for model in self.panel_models:
+            seats = [
+                judge if isinstance(judge, str) else judge.model_copy(update={"model": None})
+                for judge in self.panel.judges
+            ]
+            items.append((model, self.panel.model_copy(update={"model": model, "judges": seats})))
+        return items
+
+    @property
+    def multi_panel(self) -> bool:
+        """Whether trials carry their panel's name (several panels, or the shorthand)."""
+        return bool(self.panels) or bool(self.panel_models)
+
+    @property
+    def first_panel(self) -> PanelConfig:
+        """The first panel (the only one of a single-panel experiment)."""
+        items = self.panel_items()
+        if not items:
+            raise ValueError("the experiment has no panel")
+        return items[0][1]
+
     @property
     def panel_spec(self) -> ModelSpec:
-        return self.model_spec(self.panel.model)
-
-
-def default_experiment_path() -> Path:
-    return Path(
-        str(importlib.resources.files("fairpanel.judging.experiment") / "data" / "default.yaml")
-    )
-
-
-def _resolve(base: Path, relative: str) -> Path:
-    path = Path(relative)
-    return path if path.is_absolute() else base / path
-
-
-def _name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
-    """Problems with names that only the persona, identity and scenario files can settle."""
-    problems: list[Problem] = []
-    references: list[tuple[Location, str]] = [
-        (("responder", "model"), config.responder.model),
-        (("panel", "model"), config.panel.model),
-    ]
-    for index, judge in enumerate(config.panel.judges):
-        if isinstance(judge, JudgeSeat) and judge.model is not None:
-            references.append((("panel", "judges", index, "model"), judge.model))
-    for where, reference in references:
-        if reference not in config.models:
-            try:
-                ModelSpec(id=reference)
-            except ValidationError as exc:
-                problems.append(
-                    (
-                        where,
-                        f"{reference!r} is neither a name in `models` nor a valid model id "
-                        f"({exc.errors()[0]['msg']})",
-                    )
-                )
-    personas_path = _resolve(base, config.personas_file) if config.personas_file else None
-    known_judges = {p.name for p in load_judge_personas(personas_path)}
-    personas = [seat.persona for seat in config.panel.seats()]
-    for index, (judge, persona) in enumerate(zip(config.panel.judges, personas, strict=True)):
-        if persona not in known_judges:
-            seat_loc: Location = ("panel", "judges", index)
-            if isinstance(judge, JudgeSeat):
-                seat_loc = (*seat_loc, "persona")
-            problems.append(
-                (
-                    seat_loc,
-                    f"unknown judge persona {persona!r}; known: {', '.join(sorted(known_judges))}",
-                )
-            )
-    if len(set(personas)) != len(personas):
-        problems.append((("panel", "judges"), "a judge persona is seated twice"))
-    if config.panel.consensus == "moderator" and config.panel.moderator not in known_judges:
-        problems.append((("panel", "moderator"), f"unknown persona {config.panel.moderator!r}"))
-    names = [t.name for t in config.treatments]
-    if len(set(names)) != len(names):
-        problems.append((("treatments",), "treatment names must be unique"))
-    identity_path = _resolve(base, config.identities.file) if config.identities.file else None
-    identities = load_identities(identity_path)
-    known_categories = {c.name for c in identities.categories}
-    for index, category in enumerate(config.identities.categories):
-        if category not in known_categories:
-            problems.append(
-                (
-                    ("identities", "categories", index),
-                    f"unknown identity category {category!r}; "
-                    f"known: {', '.join(sorted(known_categories))}",
-                )
-            )
-    for index, category in enumerate(config.pair.categories or []):
-        if category not in known_categories:
-            problems.append(
-                (
-                    ("pair", "categories", index),
-                    f"unknown identity category {category!r}; known: "
-                    f"{', '.join(sorted(known_categories))}",
-                )
-            )
-    if config.scenarios.bases != "all":
-        known_bases = {b.id for b in selected_bases_from(config, base, only_known=True)}
-        for index, base_id in enumerate(config.scenarios.bases):
-            if base_id not in known_bases:
-                problems.append(
-                    (
-                        ("scenarios", "bases", index),
-                        f"unknown base scenario {base_id!r}; known: "
-                        f"{', '.join(sorted(known_bases))}",
-                    )
-                )
-    return problems
-
-
-def selected_bases_from(
-    config: ExperimentConfig, base: Path, *, only_known: bool = False
-) -> list[BaseScenario]:
-    """The base scenarios the experiment draws from (all known ones with ``only_known``)."""
-    files = [_resolve(base, f) for f in config.scenarios.files]
-    bases = load_scenarios(files or None)
-    if only_known or config.scenarios.bases == "all":
-        return bases
-    wanted = set(config.scenarios.bases)
-    return [b for b in bases if b.id in wanted]
-
-
-def load_experiment(path: Path | None = None) -> ExperimentConfig:
-    """Load and fully check an experiment file (the built-in default when ``path`` is None)."""
-    source = path or default_experiment_path()
-    base = source.parent.resolve()
-    config = load_yaml_model(source, ExperimentConfig, lambda c: _name_checks(c, base))
-    # Later steps (and the copy saved in the run folder) must not depend on the working directory.
-    return config.model_copy(
-        update={
-            "personas_file": str(_resolve(base, config.personas_file))
-            if config.personas_file
-            else None,
-            "scenarios": config.scenarios.model_copy(
-                update={"files": [str(_resolve(base, f)) for f in config.scenarios.files]}
-            ),
-            "identities": config.identities.model_copy(
-                update={
-                    "file": str(_resolve(base, config.identities.file))
-                    if config.identities.file
-                    else None
-                }
-            ),
-        }
-    )
+        return self.model_spec(self.first_panel.model)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from fairpanel.agents import Sampling, canonical_json, endpoint_of
-from fairpanel.judging.experiment._config import ExperimentConfig, Treatment
+from fairpanel.judging.experiment._config import ExperimentConfig, PanelConfig, Treatment
 from fairpanel.personas import Identity, IdentitySet
 from fairpanel.scenarios import DerivedScenario
 
@@ -76,6 +76,10 @@ class TrialSpec(BaseModel):
     seed: int
     injection: str | None = None
     """The instruction planted in the last shown candidate (arm ``injection`` only)."""
+    panel: str | None = None
+    """The panel's name in an experiment that compares panels (None: the only panel)."""
+    answer_format: Literal["json", "text"] = "json"
+    """How the judges answer: a JSON object, or free text read by the tolerant parser."""
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -84,10 +88,15 @@ class TrialSpec(BaseModel):
 
     def key(self) -> str:
         data = self.model_dump(mode="json")
-        if data["injection"] is None:
-            del data["injection"]  # trials without it keep the keys they had before it existed
+        # Fields at the value they had before they existed stay out, so old runs keep their keys.
+        for name, absent in _ADDED_FIELDS.items():
+            if data[name] == absent:
+                del data[name]
         payload = canonical_json(data)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+_ADDED_FIELDS: dict[str, object] = {"injection": None, "panel": None, "answer_format": "json"}
 
 
 def _pick(seed: int, *parts: object, size: int) -> int:
@@ -217,49 +226,63 @@ def injected_twin(spec: TrialSpec, injection: str) -> TrialSpec:
     return spec.model_copy(update={"arm": "injection", "injection": injection})
 
 
+def _panel_fields(config: ExperimentConfig, name: str, panel: PanelConfig) -> dict[str, Any]:
+    """What one panel puts into each of its trials (seats in configured order, unrotated)."""
+    seats = [
+        _seat(config, seat.persona, seat.model or panel.model, seat.sampling or panel.sampling)
+        for seat in panel.seats()
+    ]
+    return {
+        "seats": tuple(seats),
+        "discussion_rounds": panel.discussion_rounds,
+        "max_reasks": panel.max_reasks,
+        "consensus": panel.consensus,
+        "moderator": (
+            _seat(config, panel.moderator, panel.model, panel.sampling)
+            if panel.consensus == "moderator"
+            else None
+        ),
+        "final_vote": panel.final_vote,
+        "answer_format": panel.answer_format,
+        "panel": name if config.multi_panel else None,
+    }
+
+
 def _iter_design(
     config: ExperimentConfig,
     scenarios: Sequence[DerivedScenario],
     identities: IdentitySet,
 ) -> Iterator[TrialSpec]:
-    panel = config.panel
-    seats = [
-        _seat(config, seat.persona, seat.model or panel.model, seat.sampling or panel.sampling)
-        for seat in panel.seats()
-    ]
-    moderator = (
-        _seat(config, panel.moderator, panel.model, panel.sampling)
-        if panel.consensus == "moderator"
-        else None
-    )
+    """Every unit of the design, judged by each panel in turn: the panels' trials of one unit
+    differ only in the panel's own fields, so they can be paired trial by trial."""
+    panels = [_panel_fields(config, name, panel) for name, panel in config.panel_items()]
     common: dict[str, Any] = {
         "label_position": config.identities.label_position,
         "label_wording": config.identities.label_wording,
         "responder_model": config.responder_spec.id,
-        "discussion_rounds": panel.discussion_rounds,
-        "max_reasks": panel.max_reasks,
-        "consensus": panel.consensus,
-        "moderator": moderator,
-        "final_vote": panel.final_vote,
         "seed": config.seed,
     }
     singles = _single_plan(config, identities) if "single" in config.protocols else []
     pairs = _pair_plan(config, identities) if "pair" in config.protocols else []
 
-    def spec(treatment: Treatment, replicate: int, signal: str, **fields: Any) -> TrialSpec:
-        order = _speaker_offset(
-            config.seed, fields["scenario_id"], fields["response_indices"], signal, replicate,
-            size=len(seats),
-        )  # fmt: skip
-        return TrialSpec(
-            treatment=treatment.name,
-            judge_instruction=treatment.judge_instruction,
-            replicate=replicate,
-            signal=signal,
-            seats=_rotate(seats, order),
-            **fields,
-            **common,
-        )
+    def specs(
+        treatment: Treatment, replicate: int, signal: str, **fields: Any
+    ) -> Iterator[TrialSpec]:
+        for panel in panels:
+            seats = panel["seats"]
+            order = _speaker_offset(
+                config.seed, fields["scenario_id"], fields["response_indices"], signal,
+                replicate, size=len(seats),
+            )  # fmt: skip
+            yield TrialSpec(
+                treatment=treatment.name,
+                judge_instruction=treatment.judge_instruction,
+                replicate=replicate,
+                signal=signal,
+                **{**panel, "seats": _rotate(seats, order)},
+                **fields,
+                **common,
+            )
 
     for treatment, replicate, scenario, signal in itertools.product(
         config.treatments, range(config.replicates), scenarios, config.identities.signals
@@ -269,7 +292,7 @@ def _iter_design(
             author = _author(identity, signal, config.seed, scenario.id, replicate)
             if author is None or (arm == "placebo" and signal != "explicit"):
                 continue
-            yield spec(
+            yield from specs(
                 treatment, replicate, signal, protocol="single", arm=arm,
                 category=identity.category, identities=(identity.label,), authors=(author,),
                 response_indices=(1,), **where,
@@ -287,7 +310,7 @@ def _iter_design(
                 )
                 if any(author is None for author in authors):
                     continue
-                yield spec(
+                yield from specs(
                     treatment, replicate, signal, protocol="pair", arm=arm, category=category,
                     identities=labels, authors=authors, response_indices=responses, **where,
                 )  # fmt: skip

@@ -194,6 +194,7 @@ async def run_trial(
         reask=reask_prompt,
         max_reasks=spec.max_reasks,
         replicate=spec.replicate,
+        role_prefix=f"{spec.panel} judge" if spec.panel else "judge",
     )
     status, error = "ok", None
     try:

@@ -37,7 +37,7 @@ from fairpanel.judging.engine._frames import (
     _TURN_COLUMNS,
     _VERDICT_COLUMNS,
 )
-from fairpanel.judging.experiment import TrialSpec
+from fairpanel.judging.experiment import DEFAULT_PANEL, TrialSpec
 
 __all__ = ["PanelModel", "TrialTable", "model_frames", "trial_table"]
 
@@ -213,6 +213,7 @@ def _trial_columns(table: TrialTable, trials: IntArray) -> dict[str, object]:
         "arm": [s.arm for s in specs],
         "treatment": [s.treatment for s in specs],
         "signal": [s.signal for s in specs],
+        "panel": [s.panel or DEFAULT_PANEL for s in specs],
         "protocol": [s.protocol for s in specs],
         "base_id": [s.base_id for s in specs],
         "scenario_id": [s.scenario_id for s in specs],

@@ -27,7 +27,8 @@ from fairpanel.agents import Message, MockBias, ModelRequest, ModelSpec, Usage, 
 from fairpanel.judging.engine._frames import RunFrames, load_frames
 from fairpanel.judging.engine._runner import Design, design_of
 from fairpanel.judging.engine._store import Store
-from fairpanel.judging.experiment._config import ExperimentConfig, JudgeSeat, selected_bases_from
+from fairpanel.judging.experiment._checks import selected_bases_from
+from fairpanel.judging.experiment._config import ExperimentConfig, JudgeSeat
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._judgment import METRICS, output_schema, parse_judgment
 from fairpanel.judging.protocol._prompts import (
@@ -88,13 +89,16 @@ class DesignScale:
 def mock_config(config: ExperimentConfig) -> ExperimentConfig:
     """``config`` with every model replaced by the mock, the main arm and the baseline treatment
     only (the headline analysis covers nothing else), and no prices."""
-    seats = [JudgeSeat(persona=seat.persona) for seat in config.panel.seats()]
+    first = config.first_panel
+    seats = [JudgeSeat(persona=seat.persona) for seat in first.seats()]
     return config.model_copy(
         update={
             "models": {MOCK_JUDGE: ModelSpec(id="mock/judge")},
             "prices": {},
             "responder": config.responder.model_copy(update={"model": MOCK_RESPONDER}),
-            "panel": config.panel.model_copy(update={"model": MOCK_JUDGE, "judges": seats}),
+            "panel": first.model_copy(update={"model": MOCK_JUDGE, "judges": seats}),
+            "panels": None,
+            "panel_models": None,
             "arms": config.arms.model_copy(
                 update={"placebo": False, "same_label": False, "injection": False}
             ),

@@ -251,7 +251,7 @@ def run_simulation(
                 rows.extend(future.result())
                 if progress:
                     progress(done, len(tasks))
-    moderator = config.panel.consensus == "moderator"
+    moderator = config.first_panel.consensus == "moderator"
     tables = calibration_tables(
         pd.DataFrame(rows),
         [name for name, _ in scale_keys],

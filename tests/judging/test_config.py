@@ -105,7 +105,8 @@ def test_schema_command_prints_the_json_schema(cli: Cli) -> None:
     schema = json.loads(result.output)
     assert schema == ExperimentConfig.model_json_schema()
     assert schema["additionalProperties"] is False
-    assert "panel" in schema["required"]
+    assert {"panel", "panels", "panel_models"} <= set(schema["properties"])
+    assert "answer_format" in schema["$defs"]["PanelConfig"]["properties"]
 
 
 def test_listing_commands(cli: Cli) -> None:

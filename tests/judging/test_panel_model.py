@@ -12,7 +12,7 @@ import pytest
 
 from fairpanel.analysis import verdict_statistics
 from fairpanel.judging.engine import _frames
-from fairpanel.judging.experiment._config import load_experiment
+from fairpanel.judging.experiment._load import load_experiment
 from fairpanel.judging.simulate._panel_model import (
     METRICS,
     PanelModel,
