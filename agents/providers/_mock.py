@@ -22,6 +22,7 @@ real judges' are while every answer stays a pure function of the request.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import re
@@ -315,7 +316,7 @@ class MockClient:
 
     @property
     def endpoint(self) -> str:
-        return "mock"
+        return _endpoint(self._spec)
 
     def unsupported(self, sampling: Sampling) -> list[str]:
         """The mock ignores sampling by design (its replies are a function of the prompt)."""
@@ -339,7 +340,13 @@ def _create(spec: ModelSpec, run: ProviderRun) -> MockClient:
 
 
 def _endpoint(spec: ModelSpec) -> str:
-    return "mock"
+    """"mock", or for a mock with planted behaviour "mock#" and a digest of it: the endpoint is
+    part of every request's cache key, and two mocks with different biases must not answer
+    from each other's cache (two panels compared in one run would get the same answers)."""
+    if spec.mock is None or spec.mock == MockBias():
+        return "mock"
+    settings = json.dumps(spec.mock.model_dump(mode="json"), sort_keys=True)
+    return "mock#" + hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12]
 
 
 mock_provider = Provider(

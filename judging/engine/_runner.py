@@ -22,6 +22,7 @@ from fairpanel.agents import (
     ModelRequest,
 )
 from fairpanel.judging.engine._failures import failure_reason, responder_failed
+from fairpanel.judging.engine._panel_summary import panel_summaries
 from fairpanel.judging.engine._provenance import environment
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
 from fairpanel.judging.engine._similar_responses import report_similar_responses
@@ -57,9 +58,14 @@ class RunSummary:
     stopped: str | None = None
     cost: dict[str, Any] = field(default_factory=dict)
     cached_token_share: float = 0.0
+    panels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per panel of an experiment that compares panels (``panel_summaries``); empty for one."""
 
     def as_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        data = self.__dict__.copy()
+        if not self.panels:
+            del data["panels"]
+        return data
 
 
 @dataclass
@@ -181,24 +187,39 @@ async def run_experiment(
         store = session.store
         finished = store.finished_keys(include_failed=not retry_failed)
         total = pending_count = 0
+        pending_by_panel: dict[str, int] = {}
         for spec in design.trials():
             total += 1
-            pending_count += spec.key() not in finished
+            is_pending = spec.key() not in finished
+            pending_count += is_pending
+            if spec.panel is not None:
+                pending_by_panel[spec.panel] = pending_by_panel.get(spec.panel, 0) + is_pending
         pending = (spec for spec in design.trials() if spec.key() not in finished)
         outcome = await _run_pending(
-            design, pending, pending_count, session, progress, max_failures
+            design,
+            pending,
+            pending_count,
+            session,
+            _per_panel(progress, pending_by_panel),
+            max_failures,
         )
         # A design problem only the responses reveal: the same answer written twice.
         report_similar_responses(store, session.warnings, warn)
         statuses = {key: (status, error) for key, _, status, error, _ in store.iter_trials()}
         counts: dict[str, int] = {"ok": 0, "failed": 0}
         failures: dict[str, int] = {}
+        panel_counts: dict[str, dict[str, int]] = {}
+        panel_failures: dict[str, dict[str, int]] = {}
         for spec in design.trials():
             status, error = statuses.get(spec.key(), ("pending", None))
             counts[status] = counts.get(status, 0) + 1
+            of_panel = panel_counts.setdefault(spec.panel or "", {})
+            of_panel[status] = of_panel.get(status, 0) + 1
             if status == "failed":
                 reason = failure_reason(error)
                 failures[reason] = failures.get(reason, 0) + 1
+                failed = panel_failures.setdefault(spec.panel or "", {})
+                failed[reason] = failed.get(reason, 0) + 1
         usage = session.usage(config.prices)
         return RunSummary(
             trials_total=total,
@@ -215,7 +236,35 @@ async def run_experiment(
             stopped=outcome.stopped,
             cost=usage.cost,
             cached_token_share=usage.cached_token_share,
+            panels=panel_summaries(
+                [name for name, _ in config.panel_items()] if config.multi_panel else [],
+                panel_counts,
+                panel_failures,
+                usage.tokens_by_role,
+                usage.cost,
+            ),
         )
+
+
+class _PanelProgress:
+    """The run's progress stage and, beside it, one stage per panel ("trials: <panel>")."""
+
+    def __init__(self, hook: ProgressHook, pending: dict[str, int]) -> None:
+        self.hook, self.pending = hook, pending
+        self.done = dict.fromkeys(pending, 0)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        self.hook(stage, done, total)
+
+    def saved(self, record: TrialRecord) -> None:
+        panel = record.spec.get("panel")
+        if panel in self.done:
+            self.done[panel] += 1
+            self.hook(f"trials: {panel}", self.done[panel], self.pending[panel])
+
+
+def _per_panel(progress: ProgressHook | None, pending: dict[str, int]) -> ProgressHook | None:
+    return _PanelProgress(progress, pending) if progress and pending else progress
 
 
 async def _run_pending(
@@ -271,8 +320,19 @@ async def _run_pending(
         pending_count,
         concurrency=config.concurrency,
         work=trial,
-        save=store.put_trial,
+        save=_saver(store, progress),
         unit_name="trials",
         progress=progress,
         max_failures=max_failures,
     )
+
+
+def _saver(store: Store, progress: ProgressHook | None) -> Callable[[TrialRecord], None]:
+    """Store a trial, then advance its panel's progress stage (when there are panels)."""
+
+    def save(record: TrialRecord) -> None:
+        store.put_trial(record)
+        if isinstance(progress, _PanelProgress):
+            progress.saved(record)
+
+    return save
