@@ -37,7 +37,7 @@ from fairpanel.analysis._injection import (
     moved_by_injection,
 )
 from fairpanel.analysis._interactions import treatment_interactions
-from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs
+from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs, leaderboard_row, ranked_rows
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
@@ -152,6 +152,7 @@ __all__ = [
     "injection_shifts",
     "krippendorff_alpha",
     "label_swaps",
+    "leaderboard_row",
     "mean_interval",
     "mean_scores",
     "moved_by_injection",
@@ -161,6 +162,7 @@ __all__ = [
     "pair_verdict_effects",
     "paired_differences",
     "position_bias",
+    "ranked_rows",
     "same_label_swap_tests",
     "score_difference_matrix",
     "single_score_effects",

@@ -90,6 +90,7 @@ class DesignBlock(ResultsModel):
     treatments: list[str] = Field(default_factory=list)
     signals: list[str] = Field(default_factory=list)
     n_bases: int = 0
+    panels: list[str] = Field(default_factory=list)
     duplicates_dropped: int = 0
     warnings: list[str] = Field(default_factory=list)
     note: str = ""
@@ -190,6 +191,10 @@ class RunResults(ArmResults):
     control_arms: dict[str, ArmResults] = Field(default_factory=dict)
     injection_robustness: dict[str, InjectionShiftRow] = Field(default_factory=dict)
     control_false_positives: dict[str, ControlFalsePositivesEntry] = Field(default_factory=dict)
+    panels: dict[str, RunResults] = Field(default_factory=dict)
+    """Each panel's own results, in a run that compares panels on the same trials."""
+    panel_comparison: dict[str, Any] = Field(default_factory=dict)
+    """The panels compared on the same trials: leaderboard and paired differences."""
 
     @classmethod
     def assemble(

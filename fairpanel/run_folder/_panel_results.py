@@ -31,6 +31,7 @@ from fairpanel.analysis import (
 from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames, response_warnings
 from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json
+from fairpanel.run_folder._panel_comparison import compare_panels
 
 __all__ = ["panel_results", "write_results"]
 
@@ -77,23 +78,21 @@ def _treatment_effects(main: RunFrames, treatments: list[str]) -> list[EffectRow
     return [EffectRow.model_validate(effect.to_dict()) for effect in effects]
 
 
-def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
-    """Analyse a run folder's store (what results.json holds). Pass the store's ``frames``
-    when the caller already loaded them (for the report), to read them once."""
-    store = Store(run_dir / STORE_FILE)
-    try:
-        frames = frames if frames is not None else load_frames(store)
-        robustness = injection_robustness(store)
-        warnings = response_warnings(store)
-    finally:
-        store.close()
+def _panel_block(
+    run_dir: Path,
+    frames: RunFrames,
+    robustness: dict[str, Any],
+    warnings: list[str],
+) -> RunResults:
+    """One panel's results: its main arm under the baseline treatment, the other treatments
+    and their interactions, its control arms and their own headlines."""
     treatments = _treatment_order(run_dir, frames.values("treatment"))
     main = frames.where(arm="main")
     controls = [arm for arm in frames.values("arm") if arm not in ("main", "injection")]
     control_arms = {
         arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
     }
-    results = RunResults.assemble(
+    return RunResults.assemble(
         _analyze(main.where(treatment=treatments[0])),
         design=DesignBlock(
             arms=frames.values("arm"),
@@ -115,7 +114,40 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
             confidence=CONFIDENCE,
         ),
     )
-    return results.to_json()
+
+
+def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
+    """Analyse a run folder's store (what results.json holds). Pass the store's ``frames``
+    when the caller already loaded them (for the report), to read them once.
+
+    A run that compares panels gets each panel analysed on its own trials (``panels``), the
+    first panel's blocks at the top (so a reader of one-panel files reads it unchanged), and
+    the comparison of the panels on the same trials (``panel_comparison``)."""
+    store = Store(run_dir / STORE_FILE)
+    try:
+        frames = frames if frames is not None else load_frames(store)
+        robustness = injection_robustness(store)
+        warnings = response_warnings(store)
+    finally:
+        store.close()
+    names = frames.values("panel") if "panel" in frames.turns.columns else []
+    if len(names) <= 1:
+        return _panel_block(run_dir, frames, robustness, warnings).to_json()
+    by_panel = {name: frames.where(panel=name) for name in names}
+    blocks = {
+        name: _panel_block(run_dir, panel_frames, robustness, warnings)
+        for name, panel_frames in by_panel.items()
+    }
+    first = blocks[names[0]]
+    results = first.to_json()
+    results["design"]["panels"] = names
+    results["design"]["note"] = (
+        f"the sections above cover panel {names[0]!r}: its main arm under the baseline "
+        "treatment; every panel's own results are under `panels`"
+    )
+    results["panels"] = {name: block.to_json() for name, block in blocks.items()}
+    results["panel_comparison"] = compare_panels(run_dir, by_panel, results["panels"])
+    return results
 
 
 def write_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:

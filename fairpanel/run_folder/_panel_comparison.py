@@ -1,0 +1,48 @@
+"""results.json's ``panel_comparison``: the panels of one run compared on the same trials.
+
+Each panel's leaderboard row is read from its own results the way ``fairpanel compare`` reads a
+run folder (same columns, same wording), with the panel's share of summary.json and its judges
+from the manifest, so a leaderboard of panels and one of run folders say the same things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fairpanel.analysis import RunInputs, leaderboard_row, ranked_rows
+from fairpanel.judging import RunFrames
+from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
+from fairpanel.run_folder._folder import SUMMARY_FILE, read_json
+
+__all__ = ["compare_panels"]
+
+
+def _panel_inputs(run_dir: Path, name: str, results: Mapping[str, Any]) -> RunInputs:
+    summary = (read_json(run_dir / SUMMARY_FILE) or {}).get("panels", {}).get(name)
+    manifest = read_json(run_dir / MANIFEST_FILE) or {}
+    panel = (manifest.get("panels") or {}).get(name) or {}
+    experiment = read_json(run_dir / RESOLVED_CONFIG_FILE)
+    return RunInputs(
+        name=name,
+        path=str(run_dir),
+        results=results,
+        summary=summary,
+        experiment=experiment,
+        manifest={"models": {"judges": panel.get("judges") or {}}},
+    )
+
+
+def compare_panels(
+    run_dir: Path, frames: Mapping[str, RunFrames], results: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The leaderboard of the run's panels (one row per panel, ranked by the largest primary
+    identity effect)."""
+    rows = [leaderboard_row(_panel_inputs(run_dir, name, results[name])) for name in frames]
+    for row in rows:
+        row["panel"] = row.pop("run")
+    leaderboard = ranked_rows([{**row, "run": row["panel"]} for row in rows], "identity_effect")
+    for row in leaderboard:
+        row.pop("run")
+    return {"panels": list(frames), "leaderboard": leaderboard}
