@@ -101,6 +101,15 @@ class Usage(BaseModel):
 
 
 class ModelReply(BaseModel):
+    """One answer, with what the server said about itself while giving it.
+
+    ``served_model`` is the model name the server says it ran (OpenAI's and Anthropic's
+    response ``model``, e.g. a dated snapshot behind an alias) and ``fingerprint`` the backend
+    configuration it reported (OpenAI's ``system_fingerprint``, else a version header the
+    response carried). Both are None when the server says nothing: they are stored with every
+    call so that a judge silently swapped behind the same name shows up in the run's record.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
     text: str
@@ -108,6 +117,8 @@ class ModelReply(BaseModel):
     finish_reason: str | None = None
     latency_s: float = 0.0
     from_cache: bool = False
+    served_model: str | None = None
+    fingerprint: str | None = None
 
 
 class ModelCallError(RuntimeError):

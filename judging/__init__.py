@@ -19,6 +19,8 @@ from fairpanel.judging.engine import (
     RunFolderLock,
     RunFrames,
     RunSummary,
+    ServedModel,
+    ServedValue,
     SimilarResponses,
     Store,
     StudyItemRecord,
@@ -31,6 +33,8 @@ from fairpanel.judging.engine import (
     read_export,
     response_warnings,
     run_experiment,
+    served_model_changes,
+    served_models,
     similar_responses,
 )
 from fairpanel.judging.experiment import (
@@ -92,6 +96,8 @@ __all__ = [
     "RunFrames",
     "RunSummary",
     "ScenarioSelection",
+    "ServedModel",
+    "ServedValue",
     "SimilarResponses",
     "SingleJudgment",
     "Store",
@@ -120,6 +126,8 @@ __all__ = [
     "rewrite_messages",
     "run_experiment",
     "run_trial",
+    "served_model_changes",
+    "served_models",
     "similar_responses",
     "sizes_ok",
 ]

@@ -17,6 +17,10 @@ Sampling, as found in the installed SDK (2.x) and in what the API is reported to
 
 Some newer models (e.g. Claude Opus 4.7) reject a ``temperature`` altogether; such a
 request fails with the API's own 400 message. Set no temperature for those models.
+
+Calls go through ``with_raw_response``: the reply's ``model`` (the snapshot an alias resolved
+to) is in the body, but the Messages API has no fingerprint field, so the only fingerprint
+there can be is a version header the server sent (see ``_served``).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents.providers._served import served_of
 
 __all__ = [
     "ANTHROPIC_URL",
@@ -209,7 +214,7 @@ class AnthropicClient:
         extra_body = _sampling_body(request.sampling)
         started = time.perf_counter()
         try:
-            message = await self._client.messages.create(
+            raw = await self._client.messages.with_raw_response.create(
                 model=self._model_name,
                 max_tokens=request.sampling.max_tokens or DEFAULT_MAX_TOKENS,
                 messages=conversation(request),
@@ -218,6 +223,7 @@ class AnthropicClient:
                 tool_choice=_force(tool) if tool is not None else anthropic.omit,
                 extra_body=extra_body or None,
             )
+            message = await raw.parse()
         except anthropic.APIStatusError as exc:
             raise self._fail(
                 f"HTTP {exc.status_code}: {_error_detail(exc.body)}",
@@ -235,11 +241,14 @@ class AnthropicClient:
         except anthropic.AnthropicError as exc:
             raise self._fail(f"{type(exc).__name__}: {exc}", retryable=False) from exc
         text = self._text_of(message, tool)
+        served_model, fingerprint = served_of(getattr(message, "model", None), None, raw.headers)
         return ModelReply(
             text=text,
             usage=_usage_of(message),
             finish_reason=message.stop_reason,
             latency_s=time.perf_counter() - started,
+            served_model=served_model,
+            fingerprint=fingerprint,
         )
 
     def _text_of(self, message: Any, tool: ToolParam | None) -> str:

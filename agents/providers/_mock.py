@@ -30,7 +30,7 @@ from typing import Any
 
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
 from fairpanel.agents._spec import MockBias, ModelSpec
-from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage, canonical_json
 from fairpanel.agents.providers._mock_choices import (
     choose,
     earlier_answers,
@@ -39,7 +39,7 @@ from fairpanel.agents.providers._mock_choices import (
 )
 from fairpanel.agents.providers._mock_draws import normal, pick, unit
 
-__all__ = ["MockClient", "mock_reply", "offered_options"]
+__all__ = ["MockClient", "mock_fingerprint", "mock_reply", "offered_options"]
 
 _CANDIDATE = re.compile(
     r'<candidate id="(?P<id>[^"]+)"(?: author="(?P<author>[^"]*)")?>'
@@ -303,12 +303,22 @@ def mock_reply(request: ModelRequest, bias: MockBias) -> str:
     return _judge_reply(request, bias)
 
 
+def mock_fingerprint(bias: MockBias) -> str:
+    """A fingerprint of the planted bias, as a server reports its backend configuration: two
+    mock models that answer differently (different settings) report different fingerprints,
+    so the run's served-model record tells them apart as it would two real snapshots."""
+    digest = hashlib.sha256(canonical_json(bias.model_dump(mode="json")).encode("utf-8"))
+    return f"mock-{digest.hexdigest()[:12]}"
+
+
 class MockClient:
-    """The ``mock/...`` provider; costs nothing and answers instantly."""
+    """The ``mock/...`` provider; costs nothing and answers instantly. It reports its model id
+    as the served model and ``mock_fingerprint`` of its bias as the fingerprint."""
 
     def __init__(self, spec: ModelSpec) -> None:
         self._spec = spec
         self._bias = spec.mock or MockBias()
+        self._fingerprint = mock_fingerprint(self._bias)
 
     @property
     def model_id(self) -> str:
@@ -329,6 +339,8 @@ class MockClient:
             text=text,
             usage=Usage(prompt_tokens=prompt_words, completion_tokens=len(text.split())),
             finish_reason="stop",
+            served_model=self._spec.id,
+            fingerprint=self._fingerprint,
         )
 
     async def aclose(self) -> None:

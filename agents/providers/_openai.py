@@ -3,6 +3,10 @@
 autogen-ext's client sat here before; it dropped ``usage.prompt_tokens_details.cached_tokens``
 (so the cached-token share could not be reported) and cost more CPU per call than the call's own
 HTTP work. AutoGen stays in ``_autogen_panel``, which talks to this client through our own types.
+
+Calls go through ``with_raw_response`` so the reply's headers are at hand next to its body: the
+served model and ``system_fingerprint`` come from the body, a version header (when the body has
+no fingerprint) from the headers (see ``_served``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents.providers._served import served_of
 
 __all__ = [
     "OPENAI_URL",
@@ -127,11 +132,12 @@ class OpenAIClient:
     async def complete(self, request: ModelRequest) -> ModelReply:
         started = time.perf_counter()
         try:
-            completion = await self._client.chat.completions.create(
+            raw = await self._client.chat.completions.with_raw_response.create(
                 model=self._model_name,
                 messages=_wire_messages(request),
                 **self._create_args(request),
             )
+            completion = raw.parse()
         except openai.APIStatusError as exc:
             raise ModelCallError(
                 f"{self._model_id}: HTTP {exc.status_code}: {exc.message}",
@@ -156,6 +162,11 @@ class OpenAIClient:
             ) from exc
         if not isinstance(content, str):
             raise ModelCallError(f"{self._model_id}: reply had no text content", retryable=True)
+        served_model, fingerprint = served_of(
+            getattr(completion, "model", None),
+            getattr(completion, "system_fingerprint", None),
+            raw.headers,
+        )
         return ModelReply(
             text=content,
             usage=Usage(
@@ -165,6 +176,8 @@ class OpenAIClient:
             ),
             finish_reason=str(choice.finish_reason),
             latency_s=time.perf_counter() - started,
+            served_model=served_model,
+            fingerprint=fingerprint,
         )
 
     async def aclose(self) -> None:

@@ -21,6 +21,12 @@ from fairpanel.judging.engine._injection_frame import injection_robustness
 from fairpanel.judging.engine._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
 from fairpanel.judging.engine._provenance import MANIFEST_FILE, RESOLVED_CONFIG_FILE, environment
 from fairpanel.judging.engine._runner import Design, RunSummary, design_of, run_experiment
+from fairpanel.judging.engine._served import (
+    ServedModel,
+    ServedValue,
+    served_model_changes,
+    served_models,
+)
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
 from fairpanel.judging.engine._similar_responses import (
     NEAR_IDENTICAL_RATIO,
@@ -51,6 +57,8 @@ __all__ = [
     "RunFrames",
     "RunSession",
     "RunSummary",
+    "ServedModel",
+    "ServedValue",
     "SimilarResponses",
     "Store",
     "StudyItemRecord",
@@ -69,6 +77,8 @@ __all__ = [
     "response_warnings",
     "run_experiment",
     "run_workers",
+    "served_model_changes",
+    "served_models",
     "similar_responses",
     "write_export",
 ]

@@ -5,7 +5,8 @@ model's credentials (a missing key fails before the folder is touched), the samp
 a provider will not take (reported, then left out), the folder lock (a second run on the folder
 is refused), the provenance files, then the store and the caching caller that answers repeated
 calls from it. Leaving the session closes the clients and the store and releases the lock,
-however the run ended.
+however the run ended; a run that ended without an error first adds to its manifest what the
+servers said they ran (``_served``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 from fairpanel.agents import CachingCaller, ModelRegistry, ModelSpec, Sampling
 from fairpanel.judging.engine._lock import RunFolderLock
-from fairpanel.judging.engine._provenance import write_provenance
+from fairpanel.judging.engine._provenance import MANIFEST_FILE, write_provenance
+from fairpanel.judging.engine._served import record_served
 from fairpanel.judging.engine._store import STORE_FILE, Store
 from fairpanel.judging.engine._usage import RunUsage, run_usage
 from fairpanel.judging.experiment._config import Price
@@ -84,6 +86,7 @@ async def open_run_session(
         try:
             async with registry:
                 yield RunSession(registry, store, CachingCaller(store), warnings, started)
+            record_served(out_dir / MANIFEST_FILE, store)
         finally:
             store.close()
     finally:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import ModelReply, ModelRequest, Usage
+from fairpanel.judging.engine._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
 from fairpanel.judging.protocol._records import TrialRecord
 
 __all__ = [
@@ -26,78 +27,12 @@ __all__ = [
 ]
 
 STORE_FILE = "fairpanel.sqlite"
-STORE_SCHEMA_VERSION = 2
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS calls (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    role TEXT NOT NULL,
-    request TEXT NOT NULL,
-    reply TEXT NOT NULL,
-    finish_reason TEXT,
-    prompt_tokens INTEGER NOT NULL,
-    completion_tokens INTEGER NOT NULL,
-    cached_tokens INTEGER NOT NULL,
-    latency_s REAL NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS responses (
-    scenario_id TEXT NOT NULL,
-    response_index INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    text TEXT NOT NULL,
-    call_key TEXT NOT NULL,
-    PRIMARY KEY (scenario_id, response_index, model)
-);
-CREATE TABLE IF NOT EXISTS trials (
-    key TEXT PRIMARY KEY,
-    protocol TEXT NOT NULL,
-    spec TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
-    error TEXT,
-    consensus TEXT,
-    schema_version INTEGER NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS turns (
-    trial_key TEXT NOT NULL REFERENCES trials(key) ON DELETE CASCADE,
-    round INTEGER NOT NULL,
-    round_kind TEXT NOT NULL,
-    judge TEXT NOT NULL,
-    speaker_index INTEGER NOT NULL,
-    judge_model TEXT NOT NULL,
-    raw_text TEXT NOT NULL,
-    parsed TEXT,
-    parse_error TEXT,
-    attempts INTEGER NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    completion_tokens INTEGER NOT NULL,
-    latency_s REAL NOT NULL,
-    call_keys TEXT NOT NULL,
-    PRIMARY KEY (trial_key, round, judge)
-);
-"""
-
-# Schema changes after version 1, applied in order to fresh and older files alike, so a run
-# folder written by an earlier fairpanel stays readable (and resumable) after an upgrade.
-_MIGRATIONS: dict[int, str] = {
-    # 2: studies other than the judge panel (fairpanel.studies) store one row per design item.
-    2: """
-    CREATE TABLE IF NOT EXISTS study_items (
-        key TEXT PRIMARY KEY,
-        study TEXT NOT NULL,
-        spec TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
-        error TEXT,
-        result TEXT,
-        call_keys TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    """,
-}
+_CALL_COLUMNS = (
+    "key, model, endpoint, role, request, reply, finish_reason, prompt_tokens, "
+    "completion_tokens, cached_tokens, latency_s, created_at, served_model, fingerprint"
+)
+"""The calls table's columns for its insert, named rather than positional so the insert does
+not depend on where the migrations put the columns they added."""
 
 
 def _now() -> str:
@@ -127,32 +62,7 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
-        self._migrate()
-
-    def _schema_version(self) -> int | None:
-        found = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        return None if found is None else int(found[0])
-
-    def _migrate(self) -> None:
-        """Bring the file to ``STORE_SCHEMA_VERSION`` (a fresh file starts at version 1)."""
-        with self._transaction():
-            version = self._schema_version()
-            if version is None:
-                version = 1
-                self._db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '1')")
-            if version > STORE_SCHEMA_VERSION:
-                raise RuntimeError(
-                    f"{self.path} has store schema {version}; this fairpanel reads "
-                    f"{STORE_SCHEMA_VERSION} and older"
-                )
-            for target in range(version + 1, STORE_SCHEMA_VERSION + 1):
-                for statement in _MIGRATIONS[target].split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                self._db.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),)
-                )
+        prepare(self._db, path)
 
     def close(self) -> None:
         self._db.close()
@@ -162,7 +72,7 @@ class Store:
     def get_call(self, key: str) -> ModelReply | None:
         row = self._db.execute(
             "SELECT reply, finish_reason, prompt_tokens, completion_tokens, cached_tokens, "
-            "latency_s FROM calls WHERE key = ?",
+            "latency_s, served_model, fingerprint FROM calls WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
@@ -172,11 +82,14 @@ class Store:
             finish_reason=row[1],
             usage=Usage(prompt_tokens=row[2], completion_tokens=row[3], cached_tokens=row[4]),
             latency_s=row[5],
+            served_model=row[6],
+            fingerprint=row[7],
         )
 
     def put_call(self, key: str, request: ModelRequest, reply: ModelReply, role: str) -> None:
         self._db.execute(
-            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR IGNORE INTO calls ({_CALL_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 request.model,
@@ -190,8 +103,18 @@ class Store:
                 reply.usage.cached_tokens,
                 reply.latency_s,
                 _now(),
+                reply.served_model,
+                reply.fingerprint,
             ),
         )
+
+    def iter_served(self) -> Iterator[tuple[str, str | None, str | None, str]]:
+        """(model, served model, fingerprint, created at) of every stored call, in the order
+        the calls were stored."""
+        for model, served, fingerprint, created in self._db.execute(
+            "SELECT model, served_model, fingerprint, created_at FROM calls ORDER BY rowid"
+        ):
+            yield str(model), served, fingerprint, str(created)
 
     def call_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
@@ -383,16 +306,5 @@ class Store:
             for role, model, p, c, k in rows
         }
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)

@@ -1,0 +1,141 @@
+"""The run store's tables and the steps that bring an older file up to date.
+
+``SCHEMA`` is the version-1 layout; every later change is a step in ``MIGRATIONS``, applied in
+order to fresh and older files alike, so a fresh file and an upgraded one end up the same and a
+run folder written by an earlier fairpanel stays readable (and resumable) after an upgrade.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+__all__ = ["MIGRATIONS", "SCHEMA", "STORE_SCHEMA_VERSION", "Transaction", "prepare"]
+
+STORE_SCHEMA_VERSION = 3
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    role TEXT NOT NULL,
+    request TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS responses (
+    scenario_id TEXT NOT NULL,
+    response_index INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    call_key TEXT NOT NULL,
+    PRIMARY KEY (scenario_id, response_index, model)
+);
+CREATE TABLE IF NOT EXISTS trials (
+    key TEXT PRIMARY KEY,
+    protocol TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error TEXT,
+    consensus TEXT,
+    schema_version INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS turns (
+    trial_key TEXT NOT NULL REFERENCES trials(key) ON DELETE CASCADE,
+    round INTEGER NOT NULL,
+    round_kind TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    speaker_index INTEGER NOT NULL,
+    judge_model TEXT NOT NULL,
+    raw_text TEXT NOT NULL,
+    parsed TEXT,
+    parse_error TEXT,
+    attempts INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    call_keys TEXT NOT NULL,
+    PRIMARY KEY (trial_key, round, judge)
+);
+"""
+
+MIGRATIONS: dict[int, str] = {
+    # 2: studies other than the judge panel (fairpanel.studies) store one row per design item.
+    2: """
+    CREATE TABLE IF NOT EXISTS study_items (
+        key TEXT PRIMARY KEY,
+        study TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+        error TEXT,
+        result TEXT,
+        call_keys TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    """,
+    # 3: what the server said it ran, with every call (None for calls stored before, and for
+    # servers that say nothing): the model name it reported and its fingerprint.
+    3: """
+    ALTER TABLE calls ADD COLUMN served_model TEXT;
+    ALTER TABLE calls ADD COLUMN fingerprint TEXT;
+    """,
+}
+
+
+_ADD_COLUMN = re.compile(r"^\s*ALTER TABLE (\w+) ADD COLUMN (\w+)\b", re.IGNORECASE)
+
+
+def _apply(db: sqlite3.Connection, statement: str) -> None:
+    """Run one migration statement. Adding a column the table already has is skipped: SQLite
+    has no ``ADD COLUMN IF NOT EXISTS``, and a step must be safe to apply to a file that is
+    already partly there (as ``CREATE TABLE IF NOT EXISTS`` is)."""
+    added = _ADD_COLUMN.match(statement)
+    if added is not None:
+        table, column = added.groups()
+        columns = {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+        if column in columns:
+            return
+    db.execute(statement)
+
+
+def prepare(db: sqlite3.Connection, path: Path) -> None:
+    """Create the tables of a fresh file and bring any file to ``STORE_SCHEMA_VERSION`` (a
+    fresh file starts at version 1); a file newer than this fairpanel is refused."""
+    db.executescript(SCHEMA)
+    with Transaction(db):
+        found = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = 1 if found is None else int(found[0])
+        if found is None:
+            db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '1')")
+        if version > STORE_SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{path} has store schema {version}; this fairpanel reads "
+                f"{STORE_SCHEMA_VERSION} and older"
+            )
+        for target in range(version + 1, STORE_SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[target].split(";"):
+                if statement.strip():
+                    _apply(db, statement)
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),))
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` when the block raised)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
