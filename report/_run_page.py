@@ -30,6 +30,7 @@ from fairpanel.judging import METRICS
 from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
 from fairpanel.report._html import environment, integer, percent, redact
+from fairpanel.report._served import served_rows
 from fairpanel.report._verdict import (
     Headline,
     decided_win_rates,
@@ -260,9 +261,11 @@ def typed_results(results: RunResults | Mapping[str, Any]) -> RunResults:
 def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     models = (manifest or {}).get("models") or {}
     judges = models.get("judges") or {}
-    return [("responder", str(models.get("responder")))] + [
-        (f"judge {judge}", str(model)) for judge, model in judges.items()
-    ]
+    return (
+        [("responder", str(models.get("responder")))]
+        + [(f"judge {judge}", str(model)) for judge, model in judges.items()]
+        + served_rows(manifest)
+    )
 
 
 def report_context(inputs: ReportInputs) -> dict[str, Any]:

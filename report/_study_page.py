@@ -16,6 +16,7 @@ from typing import Any
 
 from fairpanel.report._html import environment, integer, redact
 from fairpanel.report._numbers import percent
+from fairpanel.report._served import SERVED_FIELDS, served_rows
 from fairpanel.report._study_sections import Section, StudyPage, StudyVerdict, unclaimed_tables
 
 __all__ = ["StudyReportInputs", "render_study_report", "study_report_context"]
@@ -133,8 +134,13 @@ def study_report_context(inputs: StudyReportInputs) -> dict[str, Any]:
         + [("cost", "Cost"), ("provenance", "Provenance")],
         "summary": summary,
         "manifest": manifest,
-        "model_rows": [(str(role), str(model)) for role, model in models.items()],
-        "extras": [(k, v) for k, v in (manifest or {}).items() if k not in _MANIFEST_FIELDS],
+        "model_rows": [(str(role), str(model)) for role, model in models.items()]
+        + served_rows(manifest),
+        "extras": [
+            (k, v)
+            for k, v in (manifest or {}).items()
+            if k not in _MANIFEST_FIELDS and k not in SERVED_FIELDS
+        ],
         "experiment_json": json.dumps(redact(inputs.experiment), indent=2)
         if inputs.experiment
         else None,

@@ -34,6 +34,19 @@ def _panel_inputs(run_dir: Path, name: str, results: Mapping[str, Any]) -> RunIn
     )
 
 
+def served_warnings(manifest: Mapping[str, Any], panels: Mapping[str, Any]) -> list[str]:
+    """A sentence for each panel one of whose judge models was served as more than one model
+    name or fingerprint during the run (its judgments do not all come from one version)."""
+    changes = [str(change) for change in manifest.get("served_changes") or []]
+    warnings = []
+    for name, panel in panels.items():
+        models = set((panel.get("judges") or {}).values())
+        for change in changes:
+            if any(change.startswith(f"{model}:") for model in models):
+                warnings.append(f"panel {name}: {change}")
+    return warnings
+
+
 def compare_panels(
     run_dir: Path, frames: Mapping[str, RunFrames], results: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
@@ -45,4 +58,9 @@ def compare_panels(
     leaderboard = ranked_rows([{**row, "run": row["panel"]} for row in rows], "identity_effect")
     for row in leaderboard:
         row.pop("run")
-    return {"panels": list(frames), "leaderboard": leaderboard}
+    manifest = read_json(run_dir / MANIFEST_FILE) or {}
+    return {
+        "panels": list(frames),
+        "leaderboard": leaderboard,
+        "warnings": served_warnings(manifest, manifest.get("panels") or {}),
+    }
