@@ -352,7 +352,7 @@ def _create(spec: ModelSpec, run: ProviderRun) -> MockClient:
 
 
 def _endpoint(spec: ModelSpec) -> str:
-    """"mock", or for a mock with planted behaviour "mock#" and a digest of it: the endpoint is
+    """ "mock", or for a mock with planted behaviour "mock#" and a digest of it: the endpoint is
     part of every request's cache key, and two mocks with different biases must not answer
     from each other's cache (two panels compared in one run would get the same answers)."""
     if spec.mock is None or spec.mock == MockBias():

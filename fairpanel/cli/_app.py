@@ -8,6 +8,7 @@ from fairpanel.cli._compare import compare_command
 from fairpanel.cli._export import EXPORT_EPILOG, export_command
 from fairpanel.cli._info import personas_command, scenarios_command, schema_command
 from fairpanel.cli._label_bias import label_bias_command
+from fairpanel.cli._responses import responses_app
 from fairpanel.cli._run import estimate_command, report_command, run_command
 from fairpanel.cli._simulate import simulate_command
 
@@ -31,3 +32,4 @@ app.command("scenarios")(scenarios_command)
 app.command("personas")(personas_command)
 app.command("compare")(compare_command)
 app.command("simulate")(simulate_command)
+app.add_typer(responses_app, name="responses")

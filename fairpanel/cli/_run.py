@@ -100,6 +100,8 @@ def run_command(
         except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
             print_error(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except InputFileError as exc:  # responses_from changed since the file was loaded
+            raise problems_exit(exc) from None
         except ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None

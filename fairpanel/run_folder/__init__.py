@@ -21,7 +21,7 @@ from fairpanel.run_folder._configs import (
     estimate,
     load,
 )
-from fairpanel.run_folder._export import export_run
+from fairpanel.run_folder._export import RESPONSES_EXPORT, export_responses, export_run
 from fairpanel.run_folder._folder import (
     RESULTS_FILE,
     SUMMARY_FILE,
@@ -36,6 +36,7 @@ from fairpanel.run_folder._run import Reported, RunOutcome, report_run, run, run
 __all__ = [
     "COMPARE_FILE",
     "COMPARE_PAGE",
+    "RESPONSES_EXPORT",
     "RESULTS_FILE",
     "SUMMARY_FILE",
     "BadRunFolderError",
@@ -49,6 +50,7 @@ __all__ = [
     "config_schema",
     "default_run_dir",
     "estimate",
+    "export_responses",
     "export_run",
     "load",
     "load_run",

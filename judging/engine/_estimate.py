@@ -139,7 +139,9 @@ def estimate(config: ExperimentConfig) -> Estimate:
             panel_trials, panel_tally = panels.setdefault(spec.panel, (Counter(), _Tally()))
             panel_trials[f"{spec.protocol}/{spec.arm}"] += 1
             _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, panel_tally)
-    for scenario_id in sorted(scenarios_used):
+    # Frozen candidates (responses_from) are read from an earlier run: no responder calls.
+    responded = sorted(scenarios_used) if config.responses_from is None else []
+    for scenario_id in responded:
         first = _tokens(RESPONDER_SYSTEM + tasks[scenario_id]) + 20
         tally.add("responder", responder.id, first, response_tokens)
         tally.add("responder", responder.id, first + response_tokens + 60, response_tokens)
@@ -159,6 +161,8 @@ def estimate(config: ExperimentConfig) -> Estimate:
             for name, (counts, panel_tally) in panels.items()
         },
     )
+    if config.responses_from is not None:
+        result.notes.append(f"no responder calls: the responses come from {config.responses_from}")
     result.notes.append(
         "calls exclude re-asks after invalid answers; tokens assume every answer uses its full "
         "max_tokens (4 characters a token)"

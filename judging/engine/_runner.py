@@ -2,7 +2,9 @@
 
 Trials already in the store are skipped (failed ones too, unless asked to retry), and every
 model call is answered from the store when it was made before, so running the same command
-again costs nothing and a killed run finishes only what is left.
+again costs nothing and a killed run finishes only what is left. With ``responses_from`` the
+responder is never called: the earlier run's responses are copied into the store first and
+every trial reads its candidates from there.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from fairpanel.agents import (
     ModelRequest,
 )
 from fairpanel.judging.engine._failures import failure_reason, responder_failed
+from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_responses
 from fairpanel.judging.engine._panel_summary import panel_summaries
 from fairpanel.judging.engine._provenance import environment
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
 from fairpanel.judging.engine._similar_responses import report_similar_responses
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_workers
-from fairpanel.judging.experiment._checks import selected_bases_from
+from fairpanel.judging.experiment._checks import selected_scenarios
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import TrialSpec, iter_trials
 from fairpanel.judging.protocol._prompts import responder_messages, rewrite_messages
@@ -82,11 +85,7 @@ class Design:
 
 
 def design_of(config: ExperimentConfig) -> Design:
-    bases = selected_bases_from(config, Path.cwd())
-    scenarios = []
-    for base in bases:
-        derived = base.derived()
-        scenarios.extend(derived[: config.scenarios.derived_per_base or len(derived)])
+    scenarios = selected_scenarios(config, Path.cwd())
     identities = load_identities(Path(config.identities.file) if config.identities.file else None)
     personas_path = Path(config.personas_file) if config.personas_file else None
     personas = {p.name: p for p in load_judge_personas(personas_path)}
@@ -96,7 +95,7 @@ def design_of(config: ExperimentConfig) -> Design:
 _PACKAGES = ("fairpanel", "autogen-agentchat", "autogen-ext", "openai", "xllamacpp", "pydantic")
 
 
-def _manifest(config: ExperimentConfig) -> dict[str, Any]:
+def _manifest(config: ExperimentConfig, frozen: FrozenResponses | None) -> dict[str, Any]:
     """What produced the run, for anyone re-reading it later."""
     panels = {
         name: {
@@ -115,12 +114,17 @@ def _manifest(config: ExperimentConfig) -> dict[str, Any]:
     }
     if config.multi_panel:
         manifest["panels"] = panels
+    if frozen is not None:
+        manifest["responses_from"] = frozen.manifest()
     return manifest
 
 
 def _roles(config: ExperimentConfig) -> list[ModelRole]:
-    """Every (role, model, sampling) the experiment will call."""
-    roles: list[ModelRole] = [("responder", config.responder_spec, config.responder.sampling)]
+    """Every (role, model, sampling) the experiment will call (not the responder when the
+    responses come from an earlier run: its credentials are not needed either)."""
+    roles: list[ModelRole] = []
+    if config.responses_from is None:
+        roles.append(("responder", config.responder_spec, config.responder.sampling))
     for name, panel in config.panel_items():
         prefix = f"{name} " if config.multi_panel else ""
         for seat in panel.seats():
@@ -160,6 +164,19 @@ async def _responses_for(
     return texts
 
 
+async def _stored_responses(
+    scenario: DerivedScenario, config: ExperimentConfig, store: Store
+) -> dict[int, str]:
+    """Both responses of ``scenario`` as the store holds them (copied from ``responses_from``
+    before the first trial, so a missing one is a bug, not a model failure)."""
+    model = config.responder_spec.id
+    texts = {index: store.get_response(scenario.id, index, model) for index in (1, 2)}
+    found = {index: text for index, text in texts.items() if text is not None}
+    if len(found) != len(texts):
+        raise RuntimeError(f"the store holds no response pair by {model} for {scenario.id}")
+    return found
+
+
 async def run_experiment(
     config: ExperimentConfig,
     out_dir: Path,
@@ -176,15 +193,20 @@ async def run_experiment(
     """
     started = time.perf_counter()
     design = design_of(config)
+    frozen = None
+    if config.responses_from is not None:
+        frozen = frozen_responses(config, [scenario.id for scenario in design.scenarios])
     async with open_run_session(
         out_dir,
         _roles(config),
         resolved=config.model_dump(mode="json"),
-        manifest=_manifest(config),
+        manifest=_manifest(config, frozen),
         warn=warn,
         started=started,
     ) as session:
         store = session.store
+        if frozen is not None:
+            frozen.copy_into(store)
         finished = store.finished_keys(include_failed=not retry_failed)
         total = pending_count = 0
         pending_by_panel: dict[str, int] = {}
@@ -277,14 +299,17 @@ async def _run_pending(
 ) -> WorkOutcome:
     """Run pending trials with ``concurrency`` workers pulling from the lazy design.
 
-    Responses are written the first time a trial needs its scenario. With ``max_failures``
-    the run stops taking new trials once that many have failed in this invocation.
+    Responses are written the first time a trial needs its scenario (or read from the store,
+    where ``responses_from`` put them). With ``max_failures`` the run stops taking new trials
+    once that many have failed in this invocation.
     """
     config = design.config
     if pending_count == 0:
         return WorkOutcome()
     registry, caller, store = session.registry, session.caller, session.store
-    responder = await registry.client(config.responder_spec)
+    responder = None
+    if config.responses_from is None:
+        responder = await registry.client(config.responder_spec)
     references = {
         reference
         for _name, panel in config.panel_items()
@@ -296,8 +321,11 @@ async def _run_pending(
 
     def responses_of(scenario_id: str) -> asyncio.Task[dict[int, str]]:
         if scenario_id not in responses:
+            scenario = scenarios[scenario_id]
             responses[scenario_id] = asyncio.create_task(
-                _responses_for(scenarios[scenario_id], config, responder, caller, store)
+                _stored_responses(scenario, config, store)
+                if responder is None
+                else _responses_for(scenario, config, responder, caller, store)
             )
         return responses[scenario_id]
 

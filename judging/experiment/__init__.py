@@ -1,5 +1,14 @@
-"""The experiment model: the strict YAML file and the trials it designs."""
+"""The experiment model: the strict YAML file, the trials it designs and the frozen candidate
+responses (``responses_from``) it may judge instead of calling the responder."""
 
+from fairpanel.judging.experiment._candidates import (
+    Candidate,
+    CandidateSource,
+    CandidateSourceError,
+    candidates_digest,
+    read_candidate_source,
+    write_candidates,
+)
 from fairpanel.judging.experiment._config import (
     DEFAULT_INJECTION,
     DEFAULT_PANEL,
@@ -23,6 +32,9 @@ __all__ = [
     "DEFAULT_INJECTION",
     "DEFAULT_PANEL",
     "TRIAL_SCHEMA_VERSION",
+    "Candidate",
+    "CandidateSource",
+    "CandidateSourceError",
     "ExperimentConfig",
     "IdentitySelection",
     "PairConfig",
@@ -31,8 +43,11 @@ __all__ = [
     "ResponderConfig",
     "ScenarioSelection",
     "TrialSpec",
+    "candidates_digest",
     "default_experiment_path",
     "injected_twin",
     "iter_trials",
     "load_experiment",
+    "read_candidate_source",
+    "write_candidates",
 ]

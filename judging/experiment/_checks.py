@@ -1,7 +1,9 @@
 """Checks an experiment file's names against the persona, identity and scenario files.
 
 Each problem carries its location in the file, so a typo in a panel, a persona or a base
-scenario fails with its file, line and field before any model is called.
+scenario fails with its file, line and field before any model is called. ``responses_from``
+is checked against the responses it names the same way: a source that cannot stand in for
+the responder fails at load, not after the first judge calls.
 """
 
 from __future__ import annotations
@@ -13,6 +15,11 @@ from pydantic import ValidationError
 
 from fairpanel.agents import ModelSpec
 from fairpanel.inputs import Location, Problem
+from fairpanel.judging.experiment._candidates import (
+    CandidateSourceError,
+    candidate_problems,
+    read_candidate_source,
+)
 from fairpanel.judging.experiment._config import (
     PANEL_NAME,
     ExperimentConfig,
@@ -20,9 +27,9 @@ from fairpanel.judging.experiment._config import (
     PanelConfig,
 )
 from fairpanel.personas import load_identities, load_judge_personas
-from fairpanel.scenarios import BaseScenario, load_scenarios
+from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios
 
-__all__ = ["name_checks", "resolve", "selected_bases_from"]
+__all__ = ["name_checks", "resolve", "selected_bases_from", "selected_scenarios"]
 
 
 def resolve(base: Path, relative: str) -> Path:
@@ -155,7 +162,24 @@ def name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
                         f"{', '.join(sorted(known_bases))}",
                     )
                 )
+    if config.responses_from is not None and not any(
+        where == ("responder", "model") for where, _ in problems
+    ):
+        problems += _responses_from_problems(config, base, config.responses_from)
     return problems
+
+
+def _responses_from_problems(
+    config: ExperimentConfig, base: Path, responses_from: str
+) -> list[Problem]:
+    """Whether ``responses_from`` can stand in for the responder on every scenario."""
+    where: Location = ("responses_from",)
+    try:
+        source = read_candidate_source(resolve(base, responses_from))
+    except CandidateSourceError as exc:
+        return [(where, str(exc))]
+    scenario_ids = [scenario.id for scenario in selected_scenarios(config, base)]
+    return [(where, message) for message in candidate_problems(source, config, scenario_ids)]
 
 
 def selected_bases_from(
@@ -168,3 +192,13 @@ def selected_bases_from(
         return bases
     wanted = set(config.scenarios.bases)
     return [b for b in bases if b.id in wanted]
+
+
+def selected_scenarios(config: ExperimentConfig, base: Path) -> list[DerivedScenario]:
+    """The derived scenarios the experiment runs: the first ``derived_per_base`` of each
+    selected base (all of them when unset), in base order."""
+    scenarios: list[DerivedScenario] = []
+    for chosen in selected_bases_from(config, base):
+        derived = chosen.derived()
+        scenarios.extend(derived[: config.scenarios.derived_per_base or len(derived)])
+    return scenarios

@@ -263,6 +263,13 @@ class ExperimentConfig(_Strict):
     personas_file: str | None = Field(
         default=None, description="Judge persona YAML file; the built-in personas when empty"
     )
+    responses_from: str | None = Field(
+        default=None,
+        description="Judge the candidate responses of an earlier run instead of calling the "
+        "responder: its run folder, or a .jsonl file written by `fairpanel responses export` "
+        "(relative to the experiment file). Its responder model and sampling must be this "
+        "experiment's, and it must hold both responses of every scenario this one needs",
+    )
 
     def model_spec(self, reference: str) -> ModelSpec:
         return self.models.get(reference) or ModelSpec(id=reference)

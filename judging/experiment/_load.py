@@ -32,6 +32,9 @@ def load_experiment(path: Path | None = None) -> ExperimentConfig:
             "scenarios": config.scenarios.model_copy(
                 update={"files": [str(resolve(base, f)) for f in config.scenarios.files]}
             ),
+            "responses_from": str(resolve(base, config.responses_from))
+            if config.responses_from
+            else None,
             "identities": config.identities.model_copy(
                 update={
                     "file": str(resolve(base, config.identities.file))
