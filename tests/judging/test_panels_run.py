@@ -1,0 +1,192 @@
+"""A run that compares panels, against loopback OpenAI-format servers that judge like the mock
+with different planted biases: one responder pass for every panel, no call repeated on a
+re-run, a panel added later calls only its own server, a killed run resumes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Cli, WriteExperiment, read_json
+from helpers.fakes import FakeOpenAIServer
+from helpers.judges import SECRET
+
+from fairpanel.agents import Message, MockBias, ModelRequest, mock_reply
+
+KEY_VARIABLE = "PANELS_RUN_KEY"
+ALL_METRICS = ("creativity", "accuracy", "efficiency", "reliability")
+FAIR = MockBias()
+BIASED = MockBias(score_shift={"female": dict.fromkeys(ALL_METRICS, 1.0)})
+
+
+def judge_as(bias: MockBias) -> Callable[[dict[str, Any]], str]:
+    """A reply function answering like the mock with ``bias``, from the SDK's request body."""
+
+    def reply(body: dict[str, Any]) -> str:
+        response_format = body.get("response_format") or {}
+        schema = (
+            response_format.get("json_schema")
+            if response_format.get("type") == "json_schema"
+            else None
+        )
+        messages = tuple(Message(role=m["role"], content=m["content"]) for m in body["messages"])
+        return mock_reply(
+            ModelRequest(model=body["model"], messages=messages, response_schema=schema), bias
+        )
+
+    return reply
+
+
+def _model(server: FakeOpenAIServer) -> str:
+    return (
+        f"    id: openai-compatible/judge\n    base_url: {server.base_url}\n"
+        f"    api_key_env: {KEY_VARIABLE}\n    structured_output: true\n"
+    )
+
+
+def experiment(servers: dict[str, FakeOpenAIServer], bases: str = "all") -> str:
+    """Every panel one judge on its own server; the responder is the first server's."""
+    models = "".join(f"  {name}:\n{_model(server)}" for name, server in servers.items())
+    panels = "".join(
+        f"  {name}:\n    model: {name}\n    judges: [domain_expert]\n    discussion_rounds: 0\n"
+        for name in servers
+    )
+    first = next(iter(servers))
+    return (
+        f"name: panels-run\nseed: 3\nprotocols: [single]\nmodels:\n{models}"
+        f"responder:\n  model: {first}\npanels:\n{panels}"
+        f"scenarios:\n  bases: {bases}\n  derived_per_base: 2\n"
+        "identities:\n  categories: [gender]\narms: {placebo: false, same_label: false}\n"
+        "concurrency: 8\n"
+    )
+
+
+@contextmanager
+def servers(**biases: MockBias) -> Iterator[dict[str, FakeOpenAIServer]]:
+    with ExitStack() as stack:
+        yield {
+            name: stack.enter_context(FakeOpenAIServer(judge_as(bias), api_key=SECRET))
+            for name, bias in biases.items()
+        }
+
+
+def _judge_requests(server: FakeOpenAIServer) -> int:
+    """Requests that asked for a judgment (the responder's ask for no schema)."""
+    return sum(1 for body in server.requests if body.get("response_format"))
+
+
+def _roles(db_path: Path) -> dict[str, int]:
+    with sqlite3.connect(db_path) as db:
+        return dict(db.execute("SELECT role, COUNT(*) FROM calls GROUP BY role").fetchall())
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_VARIABLE, SECRET)
+
+
+TWO_BASES = "[fitness-coaching, nursing-care-plan]"
+TRIALS_PER_PANEL = 2 * 2 * 2  # bases x derived x identities
+
+
+@pytest.mark.usefixtures("key")
+def test_one_responder_pass_and_a_rerun_adds_no_call(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    with servers(fair=FAIR, biased=BIASED) as running:
+        path = write_experiment(experiment(running, TWO_BASES))
+        out = tmp_path / "run"
+        assert cli("run", str(path), "--out", str(out), "--no-report").exit_code == 0
+        summary = read_json(out / "summary.json")
+        assert summary["trials_total"] == 2 * TRIALS_PER_PANEL == summary["trials_ok"]
+        assert {name: block["trials_ok"] for name, block in summary["panels"].items()} == {
+            "fair": TRIALS_PER_PANEL,
+            "biased": TRIALS_PER_PANEL,
+        }
+        # The responder wrote each scenario's two answers once, for both panels.
+        roles = _roles(out / "fairpanel.sqlite")
+        assert roles["responder"] == 2 * 2 * 2
+        assert roles["fair judge:first"] == roles["biased judge:first"] == TRIALS_PER_PANEL
+        assert _judge_requests(running["fair"]) == _judge_requests(running["biased"]) == 2 * 8
+        before = {name: len(server.requests) for name, server in running.items()}
+        assert cli("run", str(path), "--out", str(out), "--no-report").exit_code == 0
+        assert {name: len(server.requests) for name, server in running.items()} == before
+        assert read_json(out / "summary.json")["calls_made"] == 0
+
+
+@pytest.mark.usefixtures("key")
+def test_a_panel_added_later_calls_only_its_own_judges(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    with servers(fair=FAIR, biased=BIASED, twin=FAIR) as running:
+        two = {name: running[name] for name in ("fair", "biased")}
+        out = tmp_path / "run"
+        first = write_experiment(experiment(two, TWO_BASES), "two.yaml")
+        assert cli("run", str(first), "--out", str(out), "--no-report").exit_code == 0
+        before = {name: len(server.requests) for name, server in running.items()}
+        path = write_experiment(experiment(running, TWO_BASES), "three.yaml")
+        assert cli("run", str(path), "--out", str(out), "--no-report").exit_code == 0
+        after = {name: len(server.requests) for name, server in running.items()}
+        assert after["fair"] == before["fair"] and after["biased"] == before["biased"]
+        assert after["twin"] - before["twin"] == 2 * TRIALS_PER_PANEL  # first and final
+        summary = read_json(out / "summary.json")
+        assert summary["trials_ok"] == 3 * TRIALS_PER_PANEL
+        assert summary["trials_run"] == TRIALS_PER_PANEL
+
+
+def _count(db_path: Path, table: str) -> int:
+    if not db_path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _start(path: Path, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out), "--no-report"],
+        env={**os.environ, KEY_VARIABLE: SECRET},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_a_killed_multi_panel_run_resumes_without_repeats(
+    write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    with servers(fair=FAIR, biased=BIASED) as running:
+        for server in running.values():
+            server.latency = 0.02
+        path = write_experiment(experiment(running, TWO_BASES))
+        out = tmp_path / "run"
+        db_path = out / "fairpanel.sqlite"
+        process = _start(path, out)
+        deadline = time.monotonic() + 60
+        while _count(db_path, "trials") < 3:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "run made no progress"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert _count(db_path, "trials") < 2 * TRIALS_PER_PANEL, "killed too late"
+        requests_at_kill = sum(len(server.requests) for server in running.values())
+        calls_at_kill = _count(db_path, "calls")
+        rerun = _start(path, out)
+        _, stderr = rerun.communicate(timeout=120)
+        assert rerun.returncode == 0, stderr.decode()
+        summary = read_json(out / "summary.json")
+        assert summary["trials_ok"] == 2 * TRIALS_PER_PANEL
+        requests = sum(len(server.requests) for server in running.values())
+        # Every request after the restart became a new stored call: nothing finished was redone.
+        assert requests - requests_at_kill == _count(db_path, "calls") - calls_at_kill
