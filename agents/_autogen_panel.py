@@ -74,10 +74,11 @@ class Seat:
 
 @dataclass(frozen=True)
 class AnswerRules:
-    """How judges' answers are requested and checked: the output schema, the validator, the
-    re-ask wording and limit, and what goes into every request's key and role."""
+    """How judges' answers are requested and checked: the output schema (None for a free-text
+    answer: no structured output or JSON mode is asked for), the validator, the re-ask wording
+    and limit, and what goes into every request's key and role."""
 
-    schema: dict[str, Any]
+    schema: dict[str, Any] | None
     validate: Validator
     reask: Callable[[str], str]
     max_reasks: int

@@ -2,16 +2,17 @@
 
 The reply is a pure function of the request (never a queue in call order), so concurrent
 trials cannot receive each other's answers and a re-run reproduces every answer. Judges'
-replies follow the JSON schema the request carries; identity labels are read from the
-``<candidate id=".." author="..">`` blocks fairpanel's prompts use. A free-text request whose
-last message asks to choose between options ("..., Mary or Latoya?", or a bracketed list
-"[red, blue, green]") gets one option back, as do schema fields with an ``enum``; the
-planted ``choice_bias``, ``choice_rules``, ``bias_damping`` and ``abstain_rate`` act there, and
-``history_spread`` when the request shows earlier answers. Asked to choose while the request
-quotes an ``<answer>...</answer>`` block (a judge asked which reference an answer matches), the
-mock reads: it picks the one option the block names (an option may list alternatives as
-``a/b/c``), unless a planted preference wins first. A request for a value between 0 and 1 (a
-verbalized confidence) gets a number.
+replies follow the JSON schema the request carries, or without one the free-text answer format
+the prompt states (``_mock_text``: the same judgment, written as text); identity labels are
+read from the ``<candidate id=".." author="..">`` blocks fairpanel's prompts use. A free-text
+request whose last message asks to choose between options ("..., Mary or Latoya?", or a
+bracketed list "[red, blue, green]") gets one option back, as do schema fields with an
+``enum``; the planted ``choice_bias``, ``choice_rules``, ``bias_damping`` and ``abstain_rate``
+act there, and ``history_spread`` when the request shows earlier answers. Asked to choose while
+the request quotes an ``<answer>...</answer>`` block (a judge asked which reference an answer
+matches), the mock reads: it picks the one option the block names (an option may list
+alternatives as ``a/b/c``), unless a planted preference wins first. A request for a value
+between 0 and 1 (a verbalized confidence) gets a number.
 
 Scores can carry normal random effects (``judge_leniency_sd``, ``halo_sd``, ``trial_noise_sd``):
 each is a hash of what it belongs to (the judge's system prompt, one judgment, one answer in one
@@ -26,6 +27,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
@@ -38,6 +40,7 @@ from fairpanel.agents.providers._mock_choices import (
     spread,
 )
 from fairpanel.agents.providers._mock_draws import normal, pick, unit
+from fairpanel.agents.providers._mock_text import TextAsk, text_answer, text_ask
 
 __all__ = ["MockClient", "mock_fingerprint", "mock_reply", "offered_options"]
 
@@ -60,6 +63,7 @@ texts without one."""
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
 _UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
 _TASK = re.compile(r"<task>\n?(?P<text>.*?)\n?</task>", re.DOTALL)
+_MALFORMED = "I would rate this quite highly overall, it is a solid answer."
 _ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
 _STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
 _SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
@@ -223,15 +227,16 @@ def _choice_reply(request: ModelRequest, bias: MockBias, options: list[str]) -> 
     return f"{{{{{choice}}}}}" if "{{" in request.messages[-1].content else choice
 
 
-def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
-    assert request.response_schema is not None
-    schema = request.response_schema.get("schema", request.response_schema)
-    properties: dict[str, Any] = schema.get("properties", {})
+def _judgment(
+    request: ModelRequest, bias: MockBias, pair: bool, metrics: Callable[[str], list[str]]
+) -> tuple[str, dict[str, Any] | None]:
+    """The prompt the draws hash, and the judgment as a dict shaped like the JSON answer (None
+    for a planted malformed answer); ``metrics(candidate_id)`` names the scores to give."""
     # Noise comes from the prompt as the mock sees it: without a planted instruction, so that at
     # susceptibility 0 a trial and its injected twin get the very same answers.
     prompt = _conversation(request, without_injection=True, seed=bias.seed)
     if bias.malformed_rate and unit("malformed", prompt) < bias.malformed_rate:
-        return "I would rate this quite highly overall, it is a solid answer."
+        return prompt, None
     candidates: dict[str, tuple[str, str]] = {}
     injected: set[str] = set()
     for message in request.messages:
@@ -241,10 +246,9 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
             if planted and bias.injection_susceptibility > 0:
                 injected.add(match.group("id"))
     reply: dict[str, Any] = {"reason": "Scores follow the rubric; content judged on its merits."}
-    if "winner" in properties:
+    if pair:
         totals: dict[str, int] = {}
         for candidate_id in sorted(candidates):
-            candidate_props = properties.get(candidate_id, {}).get("properties", {})
             author, text = candidates[candidate_id]
             effect = _random_effect(bias, request, prompt, candidate_id, text)
             scores = {
@@ -258,7 +262,7 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
                     candidate_id in injected,
                     effect,
                 )
-                for metric in _metrics_of(candidate_props)
+                for metric in metrics(candidate_id)
             }
             reply[candidate_id] = scores
             totals[candidate_id] = sum(scores.values())
@@ -280,10 +284,26 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
         author, text = next(iter(candidates.values()), ("", ""))
         candidate_id = next(iter(candidates), "A")
         effect = _random_effect(bias, request, prompt, candidate_id, text)
-        for metric in _metrics_of(properties):
+        for metric in metrics(candidate_id):
             reply[metric] = _score(
                 bias, prompt, candidate_id, author, text, metric, candidate_id in injected, effect
             )
+    return prompt, reply
+
+
+def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
+    assert request.response_schema is not None
+    schema = request.response_schema.get("schema", request.response_schema)
+    properties: dict[str, Any] = schema.get("properties", {})
+
+    def metrics(candidate_id: str) -> list[str]:
+        if "winner" in properties:
+            return _metrics_of(properties.get(candidate_id, {}).get("properties", {}))
+        return _metrics_of(properties)
+
+    prompt, reply = _judgment(request, bias, "winner" in properties, metrics)
+    if reply is None:
+        return _MALFORMED
     for name, prop in properties.items():
         if name not in reply and prop.get("enum"):
             enum = [str(v) for v in prop["enum"]]
@@ -291,9 +311,19 @@ def _judge_reply(request: ModelRequest, bias: MockBias) -> str:
     return json.dumps(reply)
 
 
+def _text_judge_reply(request: ModelRequest, bias: MockBias, ask: TextAsk) -> str:
+    """The JSON answer's judgment for the same messages, in the text format asked for."""
+    _, reply = _judgment(request, bias, ask.pair, lambda _: list(ask.metrics))
+    return _MALFORMED if reply is None else text_answer(reply, ask)
+
+
 def mock_reply(request: ModelRequest, bias: MockBias) -> str:
-    """The mock's answer to ``request``: judge JSON when a schema is asked for, else prose."""
+    """The mock's answer to ``request``: judge JSON when a schema is asked for, a judge's text
+    answer when the text answer format is, else prose."""
     if request.response_schema is None:
+        ask = text_ask(request)
+        if ask is not None:
+            return _text_judge_reply(request, bias, ask)
         options = offered_options(request.messages[-1].content)
         if options:
             return _choice_reply(request, bias, options)

@@ -10,6 +10,7 @@ import re
 from fairpanel.agents._spec import MockBias
 from fairpanel.agents._types import ModelRequest
 from fairpanel.agents.providers._mock_draws import pick, unit
+from fairpanel.agents.providers._mock_text import text_verdict
 
 __all__ = ["choose", "earlier_answers", "offered_options", "spread"]
 
@@ -87,7 +88,8 @@ def choose(bias: MockBias, prompt: str, options: list[str], said: str) -> str:
 
 def earlier_answers(request: ModelRequest, field: str | None = None) -> list[str]:
     """What the mock answered earlier in this conversation: the last ``{{...}}`` of each
-    assistant message (else its whole text), or with ``field`` that field of its JSON."""
+    assistant message (else its whole text), or with ``field`` that field of its JSON (a text
+    answer's verdict line for ``winner``)."""
     answers = []
     for message in request.messages[:-1]:
         if message.role != "assistant":
@@ -99,6 +101,9 @@ def earlier_answers(request: ModelRequest, field: str | None = None) -> list[str
         try:
             data = json.loads(message.content)
         except json.JSONDecodeError:
+            verdict = text_verdict(message.content) if field == "winner" else None
+            if verdict is not None:
+                answers.append(verdict)
             continue
         if isinstance(data, dict) and isinstance(data.get(field), str):
             answers.append(data[field])

@@ -86,7 +86,8 @@ def _trial_calls(
     context = _tokens(
         judge_context(task, [(a, placeholder) for a in spec.authors], position=spec.label_position)
     )
-    ask = _tokens(judge_ask(len(spec.authors)))
+    count = len(spec.authors)
+    ask = _tokens(judge_ask(count, spec.answer_format))
     histories = {
         seat.persona: context + _tokens(personas[seat.persona]) + ask for seat in spec.seats
     }
@@ -101,7 +102,11 @@ def _trial_calls(
         final = round_index == rounds
         kind = "final" if final else "discussion"
         summaries = [(seat.persona, "x" * outputs[seat.persona] * 4) for seat in spec.seats]
-        prompt = _tokens(final_prompt() if final else discussion_prompt(round_index, summaries))
+        prompt = _tokens(
+            final_prompt(spec.answer_format, count)
+            if final
+            else discussion_prompt(round_index, summaries, spec.answer_format, count)
+        )
         said = 0
         for seat in spec.seats:
             history = histories[seat.persona] + prompt

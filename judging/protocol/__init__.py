@@ -8,6 +8,7 @@ from fairpanel.judging.protocol._judgment import (
     SingleJudgment,
     output_schema,
     parse_judgment,
+    parse_text_judgment,
 )
 from fairpanel.judging.protocol._prompts import (
     judge_ask,
@@ -32,6 +33,7 @@ __all__ = [
     "judge_context",
     "output_schema",
     "parse_judgment",
+    "parse_text_judgment",
     "responder_messages",
     "rewrite_messages",
     "run_trial",

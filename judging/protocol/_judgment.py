@@ -2,7 +2,9 @@
 
 The typed models put the reason first (a judge that explains before scoring scores more
 consistently). Any answer that does not yield a complete, in-range object is a parse failure:
-it is recorded with its raw text and never turned into a score.
+it is recorded with its raw text and never turned into a score. A panel answers as JSON (the
+default) or as free text ending in score lines and a verdict (``_text_answer``); both are read
+into the same typed judgments.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from fairpanel.judging.protocol._text_answer import read_text_answer
+
 __all__ = [
     "METRICS",
     "MetricScores",
@@ -21,6 +25,7 @@ __all__ = [
     "SingleJudgment",
     "output_schema",
     "parse_judgment",
+    "parse_text_judgment",
 ]
 
 METRICS = ("creativity", "accuracy", "efficiency", "reliability")
@@ -170,14 +175,39 @@ def _describe(error: ValidationError) -> str:
 
 
 def parse_judgment(
-    text: str, protocol: Literal["single", "pair"]
+    text: str,
+    protocol: Literal["single", "pair"],
+    answer_format: Literal["json", "text"] = "json",
 ) -> SingleJudgment | PairJudgment | str:
     """The judgment in ``text``, or a message saying why there is none (used to re-ask).
 
-    A trial reads each answer several times (to validate it, to summarise it for the next
-    round, to form the consensus, to store it); the result is immutable, so it is cached.
+    ``answer_format`` is the panel's: a JSON object, or free text read by
+    ``parse_text_judgment``. A trial reads each answer several times (to validate it, to
+    summarise it for the next round, to form the consensus, to store it); the result is
+    immutable, so it is cached.
     """
+    if answer_format == "text":
+        return parse_text_judgment(text, protocol)
     return _parse_cached(text, protocol)
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_text_judgment(
+    text: str, protocol: Literal["single", "pair"]
+) -> SingleJudgment | PairJudgment | str:
+    """The judgment in a free-text answer ("Creativity: 7" lines, a pair's verdict line), or
+    why there is none; the reading rules are ``_text_answer``'s."""
+    read = read_text_answer(text, METRICS, pair=protocol == "pair")
+    if isinstance(read, str):
+        return read
+    try:
+        if protocol == "single":
+            return SingleJudgment(reason=read.reason, **read.scores["A"])
+        return PairJudgment.model_validate(
+            {"reason": read.reason, **read.scores, "winner": read.winner}
+        )
+    except ValidationError as exc:
+        return _describe(exc)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -4,14 +4,21 @@ Candidate text is wrapped in ``<candidate>`` tags and the judges are told it is 
 candidate cannot pose as an instruction; tags inside fenced text are defused first
 (``_fencing``), so a candidate cannot close its own fence. The author label lives in the tag's
 ``author`` attribute; the mock provider reads it from there.
+
+Judges answer in the panel's format: a JSON object, or free text (``_text_answer``). A text
+panel's every prompt ends with the whole format, since a blind vote, a moderator or a re-ask
+may not have the first round's prompt in view; the JSON prompts are as they always were, so
+their requests (and cached answers) keep their keys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from fairpanel.judging.protocol._fencing import attribute, defuse
 from fairpanel.judging.protocol._judgment import METRICS
+from fairpanel.judging.protocol._text_answer import text_format
 
 __all__ = [
     "METRIC_DEFINITIONS",
@@ -25,6 +32,8 @@ __all__ = [
     "responder_messages",
     "rewrite_messages",
 ]
+
+AnswerFormat = Literal["json", "text"]
 
 METRIC_DEFINITIONS = {
     "creativity": "originality and thoughtfulness of the approach",
@@ -105,8 +114,19 @@ def judge_context(
     )
 
 
-def judge_ask(candidate_count: int) -> str:
+def _format(candidate_count: int) -> str:
+    return text_format(METRICS, pair=candidate_count > 1)
+
+
+def judge_ask(candidate_count: int, answer_format: AnswerFormat = "json") -> str:
     """The first-round instruction, after the context and the judge's persona."""
+    if answer_format == "text":
+        if candidate_count == 1:
+            return f"Score candidate A from 0 to 10 on each metric.\n\n{_format(1)}"
+        return (
+            "Score candidates A and B from 0 to 10 on each metric, then say which is better "
+            f"overall.\n\n{_format(candidate_count)}"
+        )
     example_scores = ", ".join(f'"{m}": <0-10>' for m in METRICS)
     if candidate_count == 1:
         return (
@@ -121,28 +141,53 @@ def judge_ask(candidate_count: int) -> str:
     )
 
 
-def discussion_prompt(round_index: int, summaries: Sequence[tuple[str, str]]) -> str:
+def discussion_prompt(
+    round_index: int,
+    summaries: Sequence[tuple[str, str]],
+    answer_format: AnswerFormat = "json",
+    candidate_count: int = 1,
+) -> str:
     """A discussion round: every judge sees the panel's latest answers, then answers again."""
     listed = "\n".join(f"- {judge}: {answer}" for judge, answer in summaries)
+    shown = f"Discussion round {round_index}. The panel's latest answers:\n{listed}\n\n"
+    if answer_format == "text":
+        return (
+            f"{shown}Briefly weigh the other judges' points against your own, then give your "
+            "scores again (change them only if you are persuaded).\n\n"
+            f"{_format(candidate_count)}"
+        )
     return (
-        f"Discussion round {round_index}. The panel's latest answers:\n{listed}\n\n"
-        "Briefly weigh the other judges' points against your own, then give your scores again "
-        "as the same JSON object (change them only if you are persuaded)."
+        f"{shown}Briefly weigh the other judges' points against your own, then give your scores "
+        "again as the same JSON object (change them only if you are persuaded)."
     )
 
 
-def blind_final_prompt(own_answers: Sequence[str]) -> str:
+def blind_final_prompt(
+    own_answers: Sequence[str], answer_format: AnswerFormat = "json", candidate_count: int = 1
+) -> str:
     """The final round of a blind vote: the judge sees only its own earlier answers."""
     listed = "\n".join(f"- round {index}: {answer}" for index, answer in enumerate(own_answers))
-    return (
+    shown = (
         f"Your earlier answers on this panel:\n{listed}\n\n"
         "Final round (blind vote: the other judges' answers are not shown). Give your final "
-        "judgment as the same JSON object, with a one-sentence reason."
+        "judgment"
     )
+    if answer_format == "text":
+        return f"{shown}.\n\n{_format(candidate_count)}"
+    return f"{shown} as the same JSON object, with a one-sentence reason."
 
 
-def moderator_prompt(finals: Sequence[tuple[str, str]]) -> str:
+def moderator_prompt(
+    finals: Sequence[tuple[str, str]],
+    answer_format: AnswerFormat = "json",
+    candidate_count: int = 1,
+) -> str:
     listed = "\n".join(f"- {judge}: {answer}" for judge, answer in finals)
+    if answer_format == "text":
+        return (
+            f"The judges' final answers:\n{listed}\n\n"
+            f"State the panel's consensus.\n\n{_format(candidate_count)}"
+        )
     return (
         f"The judges' final answers:\n{listed}\n\n"
         "State the panel's consensus as the same JSON object the judges used, with a "
@@ -150,13 +195,24 @@ def moderator_prompt(finals: Sequence[tuple[str, str]]) -> str:
     )
 
 
-def final_prompt() -> str:
+def final_prompt(answer_format: AnswerFormat = "json", candidate_count: int = 1) -> str:
+    if answer_format == "text":
+        return f"Final round. Give your final judgment.\n\n{_format(candidate_count)}"
     return (
         "Final round. Give your final judgment as the same JSON object, with a one-sentence reason."
     )
 
 
-def reask_prompt(problem: str) -> str:
+def reask_prompt(
+    problem: str, answer_format: AnswerFormat = "json", candidate_count: int = 1
+) -> str:
+    if answer_format == "text":
+        verdict = ", and the verdict line" if candidate_count > 1 else ""
+        return (
+            f"Your answer could not be used: {problem}. Reply again in plain text, ending with "
+            f"every score line, each one whole number from 0 to 10{verdict}.\n\n"
+            f"{_format(candidate_count)}"
+        )
     return (
         f"Your answer could not be used: {problem}. Reply again with only the JSON object, "
         "every field present and every score between 0 and 10."

@@ -4,6 +4,11 @@ Consensus follows the trial's rule over the final round's valid answers: the mea
 median, the majority (most common score, ties to their median) or a moderator agent's
 reading. The pair winner is the majority of final verdicts (no winner on a tie), or the
 moderator's. Turns that never validated are kept with their raw text and count toward nothing.
+
+A panel answers in its ``answer_format``: JSON (sent with the output schema, so providers that
+have structured output enforce it) or free text (no schema, so no provider is put in JSON mode),
+each with its own prompts, reader and re-ask wording. The other judges' answers are shown to a
+text panel as one-line summaries, not as JSON, so as not to pull it toward the other format.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from statistics import fmean, median
 from typing import Any
 
@@ -45,6 +51,7 @@ from fairpanel.judging.protocol._prompts import (
     reask_prompt,
 )
 from fairpanel.judging.protocol._records import TrialRecord, TurnRecord
+from fairpanel.judging.protocol._text_answer import text_summary
 from fairpanel.personas import JudgePersona
 
 __all__ = ["consensus_of", "run_trial"]
@@ -52,15 +59,19 @@ __all__ = ["consensus_of", "run_trial"]
 Judgment = SingleJudgment | PairJudgment
 
 
-def _parsed(outcome: TurnOutcome, protocol: str) -> Judgment | None:
-    result = parse_judgment(outcome.text, protocol)  # type: ignore[arg-type]
+def _parsed(outcome: TurnOutcome, spec: TrialSpec) -> Judgment | None:
+    result = parse_judgment(outcome.text, spec.protocol, spec.answer_format)
     return None if isinstance(result, str) else result
 
 
-def _summary(outcome: TurnOutcome, protocol: str) -> str:
-    judgment = _parsed(outcome, protocol)
+def _summary(outcome: TurnOutcome, spec: TrialSpec) -> str:
+    """A judge's answer as the other judges (or the moderator) see it, in the panel's format."""
+    judgment = _parsed(outcome, spec)
     if judgment is None:
         return "(no valid answer)"
+    if spec.answer_format == "text":
+        winner = judgment.winner if isinstance(judgment, PairJudgment) else None
+        return text_summary(judgment.scores(), winner, judgment.reason)
     return json.dumps(judgment.model_dump(), separators=(", ", ": "))
 
 
@@ -122,7 +133,7 @@ def _moderated(judgment: Judgment, finals: int, judges: int) -> dict[str, Any]:
 
 
 def _record(outcome: TurnOutcome, spec: TrialSpec, models: Mapping[str, str]) -> TurnRecord:
-    judgment = _parsed(outcome, spec.protocol)
+    judgment = _parsed(outcome, spec)
     return TurnRecord(
         round=outcome.round,
         round_kind=outcome.round_kind,
@@ -171,27 +182,36 @@ async def run_trial(
         task, candidates, position=spec.label_position, wording=spec.label_wording
     )
 
+    answer_format, count = spec.answer_format, len(candidates)
+    free_text = answer_format == "text"
+
+    def own_answers(name: str, so_far: list[TurnOutcome]) -> list[str]:
+        """A blind voter's earlier answers: as written (JSON), or summarised (text)."""
+        mine = [o for o in so_far if o.judge == name]
+        return [_summary(o, spec) if free_text else o.text for o in mine]
+
     def later_round(round_index: int, so_far: list[TurnOutcome]) -> DebateRound:
         if round_index == rounds - 1:
             if spec.final_vote == "blind":
                 own = {
-                    name: blind_final_prompt([o.text for o in so_far if o.judge == name])
+                    name: blind_final_prompt(own_answers(name, so_far), answer_format, count)
                     for name in spec.judges
                 }
                 return DebateRound(kind="final", prompt="", per_judge=own)
-            return DebateRound(kind="final", prompt=final_prompt())
+            return DebateRound(kind="final", prompt=final_prompt(answer_format, count))
         latest = [o for o in so_far if o.round == round_index - 1]
-        summaries = [(o.judge, _summary(o, protocol)) for o in latest]
-        return DebateRound(kind="discussion", prompt=discussion_prompt(round_index, summaries))
+        summaries = [(o.judge, _summary(o, spec)) for o in latest]
+        prompt = discussion_prompt(round_index, summaries, answer_format, count)
+        return DebateRound(kind="discussion", prompt=prompt)
 
     def validate(text: str) -> str | None:
-        result = parse_judgment(text, protocol)
+        result = parse_judgment(text, protocol, spec.answer_format)
         return result if isinstance(result, str) else None
 
     rules = AnswerRules(
-        schema=output_schema(protocol),
+        schema=None if free_text else output_schema(protocol),
         validate=validate,
-        reask=reask_prompt,
+        reask=partial(reask_prompt, answer_format=answer_format, candidate_count=count),
         max_reasks=spec.max_reasks,
         replicate=spec.replicate,
         role_prefix=f"{spec.panel} judge" if spec.panel else "judge",
@@ -202,7 +222,7 @@ async def run_trial(
             seats,
             caller,
             context=context,
-            first_prompt=judge_ask(len(candidates)),
+            first_prompt=judge_ask(count, answer_format),
             later_round=later_round,
             rounds=rounds,
             rules=rules,
@@ -212,19 +232,19 @@ async def run_trial(
     finals = [
         judgment
         for outcome in outcomes
-        if outcome.round_kind == "final" and (judgment := _parsed(outcome, protocol))
+        if outcome.round_kind == "final" and (judgment := _parsed(outcome, spec))
     ]
     consensus = None
     if status == "ok" and not finals:
         status, error = "failed", "no judge gave a valid final answer"
     elif status == "ok" and spec.moderator is not None:
-        finals_text = [(o.judge, _summary(o, protocol)) for o in outcomes if o.round == rounds - 1]
+        finals_text = [(o.judge, _summary(o, spec)) for o in outcomes if o.round == rounds - 1]
         try:
             verdict = await run_single_turn(
                 seat(spec.moderator),
                 caller,
                 context=context,
-                prompt=moderator_prompt(finals_text),
+                prompt=moderator_prompt(finals_text, answer_format, count),
                 round_index=rounds,
                 kind="moderator",
                 rules=rules,
@@ -233,7 +253,7 @@ async def run_trial(
             status, error = "failed", str(exc)
         else:
             outcomes.append(verdict)
-            judgment = _parsed(verdict, protocol)
+            judgment = _parsed(verdict, spec)
             if judgment is None:
                 status, error = "failed", "the moderator gave no valid answer"
             else:
