@@ -101,8 +101,9 @@ class PanelConfig(_Strict):
         default="json",
         description="json: judges answer with a JSON object (structured output where the "
         "provider has it); text: MALIBU-style free text with scores as 'Creativity: 7' lines "
-        "and a closing verdict line ('Verdict: Candidate A is better'), read by the tolerant parser "
-        "with the same bounded re-asks. The format is known to move judges, so compare it like a model",
+        "and a closing verdict line ('Verdict: Candidate A is better'), read by the tolerant "
+        "parser with the same bounded re-asks. The format is known to move judges, so compare "
+        "it like a model",
     )
 
     def seats(self) -> list[JudgeSeat]:
