@@ -36,6 +36,13 @@ def summary_table(summary: RunSummary | StudySummary) -> Table:
         table.add_row("cached_token_share", f"{summary.cached_token_share:.1%}")
     if summary.cost.get("total_usd") or summary.cost.get("unpriced_models"):
         table.add_row("cost_usd", str(summary.cost["total_usd"]))
+    for name, panel in (getattr(summary, "panels", None) or {}).items():
+        usd = panel["cost"]["total_usd"]
+        table.add_row(
+            f"panel {name}",
+            f"{panel['trials_ok']}/{panel['trials_total']} trials ok"
+            + (f", ${usd:,.4f}" if usd else ""),
+        )
     return table
 
 
@@ -59,14 +66,23 @@ def plan_table(plan: Mapping[str, Any]) -> Table:
         table.add_row(
             f"tokens {model}", f"{usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out"
         )
-    cost = plan["cost"]
-    priced = f"${cost['total_usd']:,.2f}"
-    if cost["unpriced_models"]:
-        priced += f" (no price for {', '.join(cost['unpriced_models'])})"
-    table.add_row("cost", priced)
+    table.add_row("cost", _priced(plan["cost"]))
+    for name, panel in (plan.get("panels") or {}).items():
+        table.add_row(
+            f"panel {name}",
+            f"{panel['trials_total']} trials, {panel['calls_total']} judge calls, "
+            f"{_priced(panel['cost'])}",
+        )
     wall = plan["wall_seconds"]
     table.add_row("wall time", "unknown" if wall is None else f"{wall / 60:,.1f} min")
     return table
+
+
+def _priced(cost: Mapping[str, Any]) -> str:
+    priced = f"${cost['total_usd']:,.2f}"
+    if cost["unpriced_models"]:
+        priced += f" (no price for {', '.join(cost['unpriced_models'])})"
+    return priced
 
 
 def _cell(value: Any) -> str:
