@@ -42,6 +42,7 @@ from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
 from fairpanel.analysis._panel_differences import panel_differences
+from fairpanel.analysis._panel_ranks import panel_ranks
 from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
 from fairpanel.analysis._position import order_consistency, position_bias
 from fairpanel.analysis._result_rows import (
@@ -166,6 +167,7 @@ __all__ = [
     "pair_verdict_effects",
     "paired_differences",
     "panel_differences",
+    "panel_ranks",
     "position_bias",
     "same_label_swap_tests",
     "score_difference_matrix",
