@@ -41,6 +41,9 @@ from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs, leaderboard
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
+from fairpanel.analysis._panel_differences import panel_differences
+from fairpanel.analysis._panel_ranks import panel_ranks
+from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
 from fairpanel.analysis._position import order_consistency, position_bias
 from fairpanel.analysis._result_rows import (
     AgreementRow,
@@ -121,7 +124,10 @@ __all__ = [
     "MeanScoreRow",
     "MeanScoresBlock",
     "PairBlock",
+    "PanelComparison",
+    "PanelDifferenceRow",
     "PositionBiasBlock",
+    "RankInterval",
     "RunInputs",
     "RunResults",
     "ScoreDifferenceBlock",
@@ -161,6 +167,8 @@ __all__ = [
     "pair_outcomes",
     "pair_verdict_effects",
     "paired_differences",
+    "panel_differences",
+    "panel_ranks",
     "position_bias",
     "ranked_rows",
     "same_label_swap_tests",

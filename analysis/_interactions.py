@@ -10,9 +10,6 @@ corrected by Holm over the interactions of a run.
 
 from __future__ import annotations
 
-import itertools
-from typing import Protocol
-
 import pandas as pd
 
 from fairpanel.analysis._cluster import cluster_mean_test
@@ -22,16 +19,15 @@ from fairpanel.analysis._effects import (
     correct_effects,
     tested_by,
 )
-from fairpanel.analysis._frames import (
-    BASE_ID,
-    CATEGORY,
-    FIRST_IDENTITY,
-    IDENTITY,
-    OVERALL,
-    SECOND_IDENTITY,
+from fairpanel.analysis._frames import BASE_ID, OVERALL
+from fairpanel.analysis._matched import (
+    SCALES,
+    ArmFrames,
+    Contrast,
+    contrast_units,
+    match_units,
+    primary_contrasts,
 )
-from fairpanel.analysis._paired import UNIT, differences_of, label_columns, panel_scores
-from fairpanel.analysis._verdict_tests import SWAP_KEYS, label_swaps, pair_outcomes
 
 __all__ = ["ArmFrames", "treatment_interactions"]
 
@@ -39,64 +35,20 @@ FAMILY = "treatment x label interaction"
 TREATMENT = "treatment"
 
 
-class ArmFrames(Protocol):
-    """The stored frames of one arm under one treatment (``judging.RunFrames`` is one)."""
-
-    scores: pd.DataFrame
-    verdicts: pd.DataFrame
-    turns: pd.DataFrame
-    consensus: pd.DataFrame
-
-
-def _labels(values: pd.Series) -> list[str]:
-    return sorted({str(v) for v in values.dropna()})
-
-
-def _single_units(frames: ArmFrames, category: str, pair: tuple[str, str]) -> pd.DataFrame:
-    panel = panel_scores(frames.scores, frames.consensus, "final")
-    if panel.empty:
-        return pd.DataFrame(columns=[*UNIT, "difference"])
-    return differences_of(label_columns(panel, category), *pair, OVERALL)
-
-
-def _swap_units(frames: ArmFrames, category: str, pair: tuple[str, str]) -> pd.DataFrame:
-    outcomes = pair_outcomes(frames.verdicts)
-    rows = outcomes.loc[outcomes[CATEGORY] == category]
-    matched = label_swaps(rows, *pair)
-    return matched.assign(difference=matched["change"].to_numpy(dtype=float) / 4.0)
-
-
-def _contrasts(frames: ArmFrames) -> set[tuple[str, str, str, str]]:
-    """(protocol, category, identity, versus) of the primary contrasts ``frames`` can hold."""
-    found: set[tuple[str, str, str, str]] = set()
-    for category, rows in frames.scores.groupby(CATEGORY):
-        for pair in itertools.combinations(_labels(rows[IDENTITY]), 2):
-            found.add(("single", str(category), *pair))
-    for category, rows in frames.verdicts.groupby(CATEGORY):
-        labels = _labels(pd.concat([rows[FIRST_IDENTITY], rows[SECOND_IDENTITY]]))
-        for pair in itertools.combinations(labels, 2):
-            found.add(("pair", str(category), *pair))
-    return found
-
-
 def _interaction(
     baseline: pd.DataFrame,
     treated: pd.DataFrame,
     keys: list[str],
-    contrast: tuple[str, str, str, str],
+    contrast: Contrast,
     treatment: str,
     confidence: float,
 ) -> Effect | None:
     protocol, category, identity, versus = contrast
-    on = [k for k in keys if k != TREATMENT and k in baseline.columns and k in treated.columns]
-    matched = treated.loc[:, [*on, "difference"]].merge(
-        baseline.loc[:, [*on, "difference"]], on=on, suffixes=("_treated", "_baseline")
-    )
+    matched = match_units(baseline, treated, keys, ignore=(TREATMENT,))
     if matched.empty:
         return None
-    values = (matched["difference_treated"] - matched["difference_baseline"]).to_numpy(float)
+    values = (matched["second"] - matched["first"]).to_numpy(float)
     test = cluster_mean_test(values, matched[BASE_ID].to_numpy(), confidence=confidence)
-    scale = "score points" if protocol == "single" else "win share - 0.5"
     what = (
         "the panel's overall score difference"
         if protocol == "single"
@@ -114,7 +66,7 @@ def _interaction(
         identity=identity,
         versus=versus,
         confidence=confidence,
-        scale=scale,
+        scale=SCALES[protocol],
         cohen_h=None,
         method=(
             f"{what} for each unit matched across treatments (same scenario, responses, order, "
@@ -140,21 +92,12 @@ def treatment_interactions(
     treatment and pass them to ``correct_effects`` again.
     """
     effects: list[Effect] = []
-    for contrast in sorted(_contrasts(baseline) & _contrasts(treated)):
-        protocol, category, identity, versus = contrast
-        if protocol == "single":
-            units = (
-                _single_units(baseline, category, (identity, versus)),
-                _single_units(treated, category, (identity, versus)),
-            )
-            keys = list(UNIT)
-        else:
-            units = (
-                _swap_units(baseline, category, (identity, versus)),
-                _swap_units(treated, category, (identity, versus)),
-            )
-            keys = list(SWAP_KEYS)
-        effect = _interaction(*units, keys, contrast, treatment, confidence)
+    for contrast in sorted(primary_contrasts(baseline) & primary_contrasts(treated)):
+        (units_baseline, keys), (units_treated, _) = (
+            contrast_units(baseline, contrast),
+            contrast_units(treated, contrast),
+        )
+        effect = _interaction(units_baseline, units_treated, keys, contrast, treatment, confidence)
         if effect is not None:
             effects.append(effect)
     corrected, _ = correct_effects(effects, alpha)

@@ -25,6 +25,7 @@ from fairpanel.analysis._frames import (
 from fairpanel.analysis._paired import OPTIONAL_DESIGN, with_design_columns
 
 SECOND_RESPONSE_INDEX = "second_response_index"
+TWIN = "twin"
 _ORDER_KEYS = [BASE_ID, "scenario_id", *OPTIONAL_DESIGN, CATEGORY]
 
 
@@ -39,12 +40,13 @@ def order_twins(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Order-swapped twins: two arrangements showing the same (label, answer) candidates in
     opposite order, with the scenario, replicate, treatment and signal held fixed.
 
-    One row per twin: ``base_id``, the two arrangements' ``winner`` (the winning candidate or
-    "-") and ``first_won`` / ``first_won_swapped`` (1 when the candidate shown first won, 0.5
-    for a tie, 0 when it lost).
+    One row per twin: ``base_id``, ``twin`` (a key naming the twin whichever of its two
+    arrangements comes first in the frame, so two panels' frames of one design name it alike),
+    the two arrangements' ``winner`` (the winning candidate or "-") and ``first_won`` /
+    ``first_won_swapped`` (1 when the candidate shown first won, 0.5 for a tie, 0 when it lost).
     """
     frame = with_design_columns(verdicts)
-    columns = [BASE_ID, "winner", "winner_swapped", "first_won", "first_won_swapped"]
+    columns = [BASE_ID, TWIN, "winner", "winner_swapped", "first_won", "first_won_swapped"]
     if frame.empty:
         return pd.DataFrame(columns=columns)
     shown = [FIRST_IDENTITY, FIRST_RESPONSE_INDEX, SECOND_IDENTITY, SECOND_RESPONSE_INDEX]
@@ -70,6 +72,16 @@ def order_twins(verdicts: pd.DataFrame) -> pd.DataFrame:
     )
     matched = left.merge(swapped, on=[*_ORDER_KEYS, *shown], suffixes=("", "_swapped"))
     matched = matched.loc[matched["row"] < matched["row_swapped"]]
+    # The twin's name: its design cell and its two candidates in sorted order.
+    candidates = zip(
+        matched[FIRST_IDENTITY] + "|" + matched[FIRST_RESPONSE_INDEX],
+        matched[SECOND_IDENTITY] + "|" + matched[SECOND_RESPONSE_INDEX],
+        strict=True,
+    )
+    cells = zip(*(matched[key] for key in _ORDER_KEYS), strict=True)
+    matched[TWIN] = [
+        "\x1f".join((*cell, *sorted(pair))) for cell, pair in zip(cells, candidates, strict=True)
+    ]
     return matched.loc[:, columns].reset_index(drop=True)
 
 
