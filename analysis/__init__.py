@@ -41,6 +41,7 @@ from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs, leaderboard
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
+from fairpanel.analysis._panel_block import PanelComparisonBlock, panel_summary
 from fairpanel.analysis._panel_differences import panel_differences
 from fairpanel.analysis._panel_ranks import panel_ranks
 from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
@@ -125,6 +126,7 @@ __all__ = [
     "MeanScoresBlock",
     "PairBlock",
     "PanelComparison",
+    "PanelComparisonBlock",
     "PanelDifferenceRow",
     "PositionBiasBlock",
     "RankInterval",
@@ -169,6 +171,7 @@ __all__ = [
     "paired_differences",
     "panel_differences",
     "panel_ranks",
+    "panel_summary",
     "position_bias",
     "ranked_rows",
     "same_label_swap_tests",

@@ -19,6 +19,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, BeforeValidator, Field, WrapSerializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
+from fairpanel.analysis._panel_block import PanelComparisonBlock
 from fairpanel.analysis._result_rows import (
     AgreementRow,
     BradleyTerryFit,
@@ -193,7 +194,7 @@ class RunResults(ArmResults):
     control_false_positives: dict[str, ControlFalsePositivesEntry] = Field(default_factory=dict)
     panels: dict[str, RunResults] = Field(default_factory=dict)
     """Each panel's own results, in a run that compares panels on the same trials."""
-    panel_comparison: dict[str, Any] = Field(default_factory=dict)
+    panel_comparison: PanelComparisonBlock | None = None
     """The panels compared on the same trials: leaderboard and paired differences."""
 
     @classmethod

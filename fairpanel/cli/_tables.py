@@ -23,6 +23,7 @@ from fairpanel.analysis import (
     WinRateRow,
     moved_by_injection,
 )
+from fairpanel.cli._panel_tables import panel_tables
 from fairpanel.judging import METRICS
 from fairpanel.report import decided_win_rates, format_p, headline_of, ties_note
 
@@ -285,6 +286,8 @@ def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
     results = given if isinstance(given, RunResults) else RunResults.model_validate(given)
     single, pair, round_kind = results.single, results.pair, results.round_kind
     tables: list[Table] = []
+    if results.panel_comparison is not None:
+        tables += panel_tables(results.panel_comparison)
     banner = _headline_table(results)
     if banner is not None:
         tables.append(banner)

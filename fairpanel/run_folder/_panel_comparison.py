@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fairpanel.analysis import RunInputs, leaderboard_row, ranked_rows
+from fairpanel.analysis import (
+    PanelComparisonBlock,
+    RunInputs,
+    leaderboard_row,
+    panel_differences,
+    panel_ranks,
+    panel_summary,
+    ranked_rows,
+)
 from fairpanel.judging import RunFrames
 from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
 from fairpanel.run_folder._folder import SUMMARY_FILE, read_json
@@ -48,19 +56,39 @@ def served_warnings(manifest: Mapping[str, Any], panels: Mapping[str, Any]) -> l
 
 
 def compare_panels(
-    run_dir: Path, frames: Mapping[str, RunFrames], results: Mapping[str, Mapping[str, Any]]
+    run_dir: Path,
+    frames: Mapping[str, RunFrames],
+    results: Mapping[str, Mapping[str, Any]],
+    *,
+    baseline: str,
+    alpha: float,
+    confidence: float,
 ) -> dict[str, Any]:
-    """The leaderboard of the run's panels (one row per panel, ranked by the largest primary
-    identity effect)."""
-    rows = [leaderboard_row(_panel_inputs(run_dir, name, results[name])) for name in frames]
-    for row in rows:
-        row["panel"] = row.pop("run")
-    leaderboard = ranked_rows([{**row, "run": row["panel"]} for row in rows], "identity_effect")
+    """The run's panels compared on the main arm under the ``baseline`` treatment: paired
+    differences (one Holm over all), rank intervals, and the leaderboard (one row per panel,
+    ranked by the largest primary identity effect, with its rank interval beside it)."""
+    main = {name: panel.where(arm="main", treatment=baseline) for name, panel in frames.items()}
+    comparison = panel_differences(main, alpha=alpha, confidence=confidence)
+    ranks = panel_ranks(main, confidence=confidence)
+    rows = [
+        {**leaderboard_row(_panel_inputs(run_dir, name, results[name])), "panel": name}
+        for name in frames
+    ]
+    leaderboard = ranked_rows(rows, "identity_effect")
     for row in leaderboard:
-        row.pop("run")
+        rank = ranks.get(row["panel"])
+        row["rank_interval"] = rank.rank_label if rank is not None else ""
     manifest = read_json(run_dir / MANIFEST_FILE) or {}
-    return {
-        "panels": list(frames),
-        "leaderboard": leaderboard,
-        "warnings": served_warnings(manifest, manifest.get("panels") or {}),
-    }
+    block = PanelComparisonBlock(
+        panels=list(frames),
+        summary=panel_summary(comparison, ranks),
+        leaderboard=leaderboard,
+        ranks=list(ranks.values()),
+        comparison=comparison,
+        warnings=[
+            *served_warnings(manifest, manifest.get("panels") or {}),
+            *comparison.warnings,
+        ],
+    )
+    dumped: dict[str, Any] = block.model_dump(mode="json")
+    return dumped

@@ -146,7 +146,14 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
         "treatment; every panel's own results are under `panels`"
     )
     results["panels"] = {name: block.to_json() for name, block in blocks.items()}
-    results["panel_comparison"] = compare_panels(run_dir, by_panel, results["panels"])
+    results["panel_comparison"] = compare_panels(
+        run_dir,
+        by_panel,
+        results["panels"],
+        baseline=results["design"]["treatments"][0],
+        alpha=ALPHA,
+        confidence=CONFIDENCE,
+    )
     return results
 
 
