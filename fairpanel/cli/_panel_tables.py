@@ -71,7 +71,8 @@ def panel_tables(block: PanelComparisonBlock) -> list[Table]:
             differences.add_column(header, overflow="fold")
         for diff in called:
             differences.add_row(
-                f"{diff.panel_b} vs {diff.panel_a}: {diff.kind} {diff.category or ''} {diff.contrast}",
+                f"{diff.panel_b} vs {diff.panel_a}: {diff.kind} "
+                f"{diff.category or ''} {diff.contrast}",
                 f"{float(diff.difference or 0.0):+.3f}",
                 f"{float(diff.ci_low or 0.0):+.3f} to {float(diff.ci_high or 0.0):+.3f}",
                 f"{float(diff.p_adjusted or 0.0):.2g}",
