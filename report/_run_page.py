@@ -30,6 +30,7 @@ from fairpanel.judging import METRICS
 from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
 from fairpanel.report._html import environment, integer, percent, redact
+from fairpanel.report._panel_section import panel_context
 from fairpanel.report._served import served_rows
 from fairpanel.report._verdict import (
     Headline,
@@ -105,12 +106,22 @@ def _is_call(verdict: str) -> bool:
     return bool(verdict) and not verdict.lower().startswith(("no ", "not tested"))
 
 
+_NAMED_WARNINGS = 3
+"""Design warnings shown one by one; the rest are counted (a mock responder warns on every
+scenario, and a wall of identical boxes hides the verdict)."""
+
+
 def _design_warnings(results: RunResults) -> list[str]:
     """What the analysis did to the design before testing, and what it found in the answers."""
     design = results.design
     if design is None:
         return []
-    warnings = list(design.warnings)
+    warnings = list(design.warnings[:_NAMED_WARNINGS])
+    if len(design.warnings) > _NAMED_WARNINGS:
+        warnings.append(
+            f"{len(design.warnings) - _NAMED_WARNINGS} more design warnings of these kinds "
+            "(results.json's design.warnings lists every one)."
+        )
     if design.duplicates_dropped:
         warnings.append(
             f"{design.duplicates_dropped} trial(s) repeated a judge request already made "
@@ -220,6 +231,7 @@ def _judges_and_models(inputs: ReportInputs) -> tuple[list[str], list[str]]:
 
 
 SECTIONS = (
+    ("panels", "Panels compared"),
     ("win-rates", "Win rates"),
     ("score-differences", "Score differences"),
     ("score-distributions", "Score distributions"),
@@ -283,6 +295,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
     context = {
         "run_name": inputs.run_name,
         "generated_at": inputs.generated_at,
+        "panels": panel_context(results.panel_comparison),
         "headline": headline,
         "verdict_label": _VERDICT_LABELS[headline.tone],
         "toc": SECTIONS,
@@ -353,6 +366,7 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
     """Which sections have something to show (the contents bar greys out the others)."""
     figures = context["figures"]
     return {
+        "panels": context["panels"] is not None,
         "win-rates": bool(context["win_rates"]),
         "score-differences": figures["score_difference"] is not None,
         "score-distributions": bool(figures["score_distribution"] or context["chi_square"]),
