@@ -190,3 +190,35 @@ def test_a_killed_multi_panel_run_resumes_without_repeats(
         requests = sum(len(server.requests) for server in running.values())
         # Every request after the restart became a new stored call: nothing finished was redone.
         assert requests - requests_at_kill == _count(db_path, "calls") - calls_at_kill
+
+
+@pytest.mark.usefixtures("key")
+def test_the_leaderboard_ranks_planted_biases_and_pairs_identical_servers(
+    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    """Three servers: one adds a point to every score of a candidate labelled female, two are
+    the same fair judge. On 15 base scenarios the biased one ranks last on its own, its paired
+    difference from the fair one is called with an interval covering the planted point, and the
+    two identical servers are not separable."""
+    with servers(fair=FAIR, biased=BIASED, twin=FAIR) as running:
+        path = write_experiment(experiment(running))
+        out = tmp_path / "run"
+        result = cli("run", str(path), "--out", str(out))
+        assert result.exit_code == 0, result.output
+    block = read_json(out / "results.json")["panel_comparison"]
+    leaderboard = block["leaderboard"]
+    assert [row["panel"] for row in leaderboard][-1] == "biased"
+    ranks = {rank["panel"]: rank for rank in block["ranks"]}
+    assert ranks["biased"]["rank_label"] == "3rd"
+    assert ranks["fair"]["rank_label"] == ranks["twin"]["rank_label"] == "1st-2nd"
+    rows = {row["id"]: row for row in block["comparison"]["differences"]}
+    planted = rows["panel_diff:single:gender:female-male:fair-vs-biased"]
+    assert planted["called"] is True
+    assert planted["ci_low"] <= 1.0 <= planted["ci_high"]
+    assert planted["difference"] > 0.5
+    assert "biased" in " ".join(block["summary"])
+    same = [row for row in rows.values() if {row["panel_a"], row["panel_b"]} == {"fair", "twin"}]
+    assert same and not any(row["called"] for row in same)
+    assert all(row["difference"] == 0.0 for row in same if row["kind"] == "single")
+    # The terminal shows the panels' table.
+    assert "Panels on the same trials" in result.output
