@@ -91,7 +91,6 @@ class DesignBlock(ResultsModel):
     treatments: list[str] = Field(default_factory=list)
     signals: list[str] = Field(default_factory=list)
     n_bases: int = 0
-    panels: list[str] = Field(default_factory=list)
     duplicates_dropped: int = 0
     warnings: list[str] = Field(default_factory=list)
     note: str = ""

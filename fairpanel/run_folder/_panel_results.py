@@ -140,7 +140,6 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     }
     first = blocks[names[0]]
     results = first.to_json()
-    results["design"]["panels"] = names
     results["design"]["note"] = (
         f"the sections above cover panel {names[0]!r}: its main arm under the baseline "
         "treatment; every panel's own results are under `panels`"
