@@ -12,7 +12,8 @@ from fairpanel.analysis._bradley_terry import bradley_terry
 from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
 from fairpanel.analysis._cluster import MIN_BASES, ClusterTest, cluster_mean_test
-from fairpanel.analysis._compare import compare_runs
+from fairpanel.analysis._compare import compare_runs, design_differences, sort_block
+from fairpanel.analysis._compare_paired import compare_paired
 from fairpanel.analysis._controls import control_false_positives, same_label_swap_tests
 from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
 from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
@@ -147,11 +148,13 @@ __all__ = [
     "chi_square_tests",
     "cluster_mean_test",
     "cohen_h",
+    "compare_paired",
     "compare_runs",
     "conformity",
     "control_false_positives",
     "correct_effects",
     "debate_shift",
+    "design_differences",
     "design_statistics",
     "failure_rates",
     "failure_rates_by_identity",
@@ -177,6 +180,7 @@ __all__ = [
     "same_label_swap_tests",
     "score_difference_matrix",
     "single_score_effects",
+    "sort_block",
     "treatment_interactions",
     "verdict_statistics",
     "wilson_interval",

@@ -32,7 +32,13 @@ from fairpanel.analysis._leaderboard import (
 )
 from fairpanel.analysis._result_rows import EffectRow, PositionBiasBlock
 
-__all__ = ["DESIGN_FIELDS", "compare_runs", "difference_of_estimates"]
+__all__ = [
+    "DESIGN_FIELDS",
+    "compare_runs",
+    "design_differences",
+    "difference_of_estimates",
+    "sort_block",
+]
 
 DESIGN_FIELDS = (
     "protocols",
@@ -54,7 +60,9 @@ def _design_of(run: RunInputs) -> dict[str, Any]:
     return design
 
 
-def _design_differences(runs: Sequence[RunInputs]) -> list[dict[str, Any]]:
+def design_differences(runs: Sequence[RunInputs]) -> list[dict[str, Any]]:
+    """Each design field (and the trial count) on which the runs differ, with every run's value;
+    empty when they ran the same trials."""
     designs = [_design_of(run) for run in runs]
     differences = []
     for name in (*DESIGN_FIELDS, "trials"):
@@ -254,13 +262,29 @@ def _summary(
     return lines
 
 
-def compare_runs(
-    runs: Sequence[RunInputs], *, sort: str = "identity_effect", alpha: float = 0.05
-) -> dict[str, Any]:
-    """compare.json's content: the leaderboard, the design check, every effect difference
-    between each pair of runs and the plain-language summary."""
+def sort_block(sort: str) -> dict[str, str]:
+    """compare.json's ``sort``: the column, what it sorts by and which way; ValueError for a
+    column the leaderboard does not have."""
     if sort not in SORT_COLUMNS:
         raise ValueError(f"unknown sort column {sort!r}; known: {', '.join(SORT_COLUMNS)}")
+    return {
+        "column": sort,
+        "by": SORT_COLUMNS[sort][0],
+        "order": "larger first" if SORT_COLUMNS[sort][1] else "smaller first",
+    }
+
+
+def compare_runs(
+    runs: Sequence[RunInputs],
+    *,
+    sort: str = "identity_effect",
+    alpha: float = 0.05,
+    pairing_reason: str = "the runs were compared as independent samples",
+) -> dict[str, Any]:
+    """compare.json's content: the leaderboard, the design check, every effect difference
+    between each pair of runs (as independent estimates; ``pairing_reason`` says why they were
+    not paired trial by trial) and the plain-language summary."""
+    sorted_by = sort_block(sort)
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         raise ValueError(f"run names must differ: {', '.join(names)}")
@@ -268,19 +292,18 @@ def compare_runs(
     labels = {row["run"]: row["judge"] for row in rows}
     comparisons = _comparisons(runs, labels)
     _holm(comparisons, alpha)
-    mismatches = _design_differences(runs)
+    mismatches = design_differences(runs)
     result: dict[str, Any] = jsonable(
         {
             "alpha": alpha,
-            "sort": {
-                "column": sort,
-                "by": SORT_COLUMNS[sort][0],
-                "order": "larger first" if SORT_COLUMNS[sort][1] else "smaller first",
-            },
+            "sort": sorted_by,
+            "pairing": "independent",
+            "pairing_reason": pairing_reason,
             "same_design": not mismatches,
             "design_differences": mismatches,
             "leaderboard": rows,
             "comparisons": comparisons,
+            "paired": None,
             "summary": _summary(runs, comparisons, mismatches, alpha),
             "method": (
                 "each pair of runs: difference of the two runs' panel-level estimates of the "

@@ -8,6 +8,8 @@ A study brings its own part of its page (``Study.report`` returns a ``StudyPage`
 
 from fairpanel.report._compare_page import (
     COLUMNS,
+    RANK_COLUMN,
+    compare_columns,
     leaderboard_cells,
     render_compare_html,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "INK",
     "MUTED",
     "PALETTE",
+    "RANK_COLUMN",
     "REPORT_FILE",
     "Block",
     "DisplayTables",
@@ -66,6 +69,7 @@ __all__ = [
     "StudyVerdict",
     "VerdictTone",
     "colour_map",
+    "compare_columns",
     "decided_win_rates",
     "embed",
     "format_p",

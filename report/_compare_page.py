@@ -11,7 +11,7 @@ from typing import Any
 from fairpanel.report._html import environment, redact
 from fairpanel.report._numbers import format_p, ties_note
 
-__all__ = ["COLUMNS", "leaderboard_cells", "render_compare_html"]
+__all__ = ["COLUMNS", "RANK_COLUMN", "compare_columns", "leaderboard_cells", "render_compare_html"]
 
 COLUMNS = (
     ("rank", "#"),
@@ -25,6 +25,34 @@ COLUMNS = (
     ("parse_failures", "parse failures"),
     ("cost", "USD per 1,000 judgments"),
 )
+RANK_COLUMN = ("rank_interval", "rank of the largest effect (95% interval)")
+"""Shown after the identity effect when the runs were compared trial by trial."""
+
+
+def compare_columns(comparison: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The leaderboard's columns: ``COLUMNS``, with the rank interval beside the identity
+    effect when the comparison was paired (only the paired bootstrap gives one)."""
+    if comparison.get("pairing") != "paired":
+        return COLUMNS
+    at = [key for key, _ in COLUMNS].index("identity_effect") + 1
+    return (*COLUMNS[:at], RANK_COLUMN, *COLUMNS[at:])
+
+
+def _rank_cell(rank: Mapping[str, Any] | None) -> str:
+    """'2nd (1st-2nd)': the rank, then its interval; or why there is none."""
+    if not rank:
+        return "-"
+    if rank.get("rank") is None:
+        return str(rank.get("rank_label") or "unranked")
+    label = _ordinal(int(rank["rank"]))
+    if rank.get("rank_low") is None:
+        return f"{label} (no interval: {rank.get('reason') or 'not resampled'})"
+    return f"{label} ({rank['rank_label']})"
+
+
+def _ordinal(rank: int) -> str:
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+    return f"{rank}{suffix}"
 
 
 def _effect_cell(effect: Mapping[str, Any] | None) -> str:
@@ -100,6 +128,7 @@ def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
             else "-"
         ),
         "cost": _cost_cell(row["cost"]),
+        "rank_interval": _rank_cell(row.get("rank_interval")),
     }
 
 
@@ -120,7 +149,7 @@ def render_compare_html(comparison: Mapping[str, Any], generated_at: str | None 
     return str(
         page.render(
             comparison=safe,
-            columns=COLUMNS,
+            columns=compare_columns(safe),
             rows=rows,
             css=_report_css(),
             generated_at=generated_at,

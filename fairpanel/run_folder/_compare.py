@@ -1,7 +1,9 @@
 """Run folders read for ``fairpanel compare``, compared, and the comparison written.
 
 A folder whose results.json is missing or predates the effects analysis has it recomputed
-from the store (and rewritten) the way ``fairpanel report`` does.
+from the store (and rewritten) the way ``fairpanel report`` does. Runs that judged the same
+candidates on the same trials are compared trial by trial (``_pairing``); others, or all when
+asked, as independent samples.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fairpanel.analysis import RunInputs, compare_runs
+from fairpanel.analysis import RunInputs, compare_paired, compare_runs, sort_block
 from fairpanel.judging import STORE_FILE
 from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
 from fairpanel.report import render_compare_html
+from fairpanel.run_folder._compare_served import served_changes, served_warnings
 from fairpanel.run_folder._folder import RESULTS_FILE, SUMMARY_FILE, BadRunFolderError, read_json
+from fairpanel.run_folder._pairing import Pairing, paired_panels, pairing_of
 from fairpanel.run_folder._panel_results import write_results
 
 __all__ = ["COMPARE_FILE", "COMPARE_PAGE", "compare", "comparison_inputs", "write_comparison"]
@@ -72,12 +76,37 @@ def _unique_names(runs: list[RunInputs]) -> list[RunInputs]:
 
 
 def compare(
-    run_dirs: Sequence[str | Path], *, sort: str = "identity_effect", alpha: float = 0.05
+    run_dirs: Sequence[str | Path],
+    *,
+    sort: str = "identity_effect",
+    alpha: float = 0.05,
+    independent: bool = False,
 ) -> dict[str, Any]:
-    """The comparison of judge-panel runs (compare.json's content). Raises
-    ``BadRunFolderError`` for a folder it cannot take and ValueError for one given twice."""
+    """The comparison of judge-panel runs (compare.json's content): paired trial by trial when
+    the runs judged the same candidates on the same trials (``pairing`` "paired"), else, or
+    when ``independent``, as independent samples (``pairing`` "independent"); either way with
+    ``pairing_reason``, and ``warnings`` when one model id was served as different models.
+    Raises ``BadRunFolderError`` for a folder it cannot take and ValueError for one given twice
+    or an unknown ``sort`` column."""
+    sort_block(sort)
     runs = _unique_names([comparison_inputs(Path(path)) for path in run_dirs])
-    return compare_runs(runs, sort=sort, alpha=alpha)
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"run names must differ: {', '.join(names)}")
+    pairing = (
+        Pairing(False, "an independent comparison was asked for (--independent)")
+        if independent
+        else pairing_of(runs)
+    )
+    contributions = paired_panels(runs) if pairing.paired else pairing.reason
+    if isinstance(contributions, str):
+        result = compare_runs(runs, sort=sort, alpha=alpha, pairing_reason=contributions)
+    else:
+        panels, frames = contributions
+        result = compare_paired(panels, frames, sort=sort, alpha=alpha, reason=pairing.reason)
+    result["warnings"] = served_warnings(runs)
+    result["served_changes"] = served_changes(runs)
+    return result
 
 
 def _write(path: Path, text: str) -> None:

@@ -1,5 +1,9 @@
 """``fairpanel compare`` on real mock runs: the ranking, which differences are real, the design
-check, the HTML page and bad input."""
+check, the HTML page and bad input.
+
+These runs' mock responders write the same answers, so compare would pair them trial by trial;
+``--independent`` keeps them on the independent comparison tested here (the paired one is in
+tests/run_folder/test_compare_paired.py)."""
 
 from __future__ import annotations
 
@@ -77,10 +81,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_planted_bias_ranks_last_and_its_difference_is_real(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    result = Cli()("compare", str(runs["fair"]), str(runs["biased"]), "--out", str(tmp_path))
+    result = Cli()(
+        "compare", str(runs["fair"]), str(runs["biased"]), "--out", str(tmp_path), "--independent"
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     comparison = read_json(tmp_path / "compare.json")
     assert comparison["same_design"] is True
+    assert comparison["pairing"] == "independent" and comparison["paired"] is None
+    assert "--independent" in comparison["pairing_reason"]
+    assert "Independent comparison" in result.output
     board = comparison["leaderboard"]
     assert [row["run"] for row in board] == ["fair", "biased"]  # least biased first
     biased = board[1]
@@ -127,7 +136,7 @@ def test_planted_bias_ranks_last_and_its_difference_is_real(
     # --sort reverses the order for a column where larger is better, and works on any column.
     by_detected = Cli()(
         "compare", str(runs["biased"]), str(runs["fair"]), "--sort", "detected", "--out",
-        str(tmp_path),
+        str(tmp_path), "--independent",
     )  # fmt: skip
     assert by_detected.exit_code == 0
     assert [r["run"] for r in read_json(tmp_path / "compare.json")["leaderboard"]] == [
@@ -137,7 +146,10 @@ def test_planted_bias_ranks_last_and_its_difference_is_real(
 
 
 def test_same_mock_with_other_noise_is_within_noise(runs: dict[str, Path], tmp_path: Path) -> None:
-    result = Cli()("compare", str(runs["fair"]), str(runs["fair-again"]), "--out", str(tmp_path))
+    result = Cli()(
+        "compare", str(runs["fair"]), str(runs["fair-again"]), "--out", str(tmp_path),
+        "--independent",
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     comparison = read_json(tmp_path / "compare.json")
     assert comparison["same_design"] is True
@@ -153,6 +165,9 @@ def test_design_mismatch_is_flagged(runs: dict[str, Path], tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     comparison = read_json(tmp_path / "compare.json")
     assert comparison["same_design"] is False
+    # Other trials cannot be paired: the comparison falls back to independent and says why.
+    assert comparison["pairing"] == "independent"
+    assert comparison["pairing_reason"].startswith("the runs do not share one trial design")
     fields = {d["field"] for d in comparison["design_differences"]}
     assert {"scenarios", "trials"} <= fields
     assert comparison["summary"][0].startswith("WARNING: the runs do not share one design")
@@ -195,7 +210,9 @@ class _Cells(HTMLParser):
 def test_compare_html_is_self_contained_and_holds_the_leaderboard(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    result = Cli()("compare", str(runs["fair"]), str(runs["biased"]), "--out", str(tmp_path))
+    result = Cli()(
+        "compare", str(runs["fair"]), str(runs["biased"]), "--out", str(tmp_path), "--independent"
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     page = tmp_path / "compare.html"
     parser = _Cells()
