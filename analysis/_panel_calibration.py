@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.analysis._calibration import _rate, _recommended
+from fairpanel.analysis._calibration import _extrapolated_factor, _rate, _recommended
 from fairpanel.analysis._compare import _holm, difference_of_estimates
 from fairpanel.analysis._effects import PRIMARY
 from fairpanel.analysis._frames import jsonable
@@ -250,6 +250,36 @@ def _power(planted: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
     return rows
 
 
+def _from_larger(
+    chosen: dict[str, Any] | None,
+    power: Sequence[Mapping[str, Any]],
+    analysis: str,
+    family: float,
+    alpha: float,
+) -> dict[str, Any] | None:
+    """A recommendation that could not extrapolate from the power at its own size (too low to
+    carry a signal) extrapolated from the smallest larger planted size whose power can: in the
+    normal approximation the statistic's mean is proportional to the planted size, so the bases
+    needed grow with the square of the ratio of the sizes."""
+    if chosen is None or chosen["scale"] is not None or chosen["extrapolated_factor"] is not None:
+        return chosen
+    weakest: dict[float, float] = {}
+    for row in power:
+        if row["scale"] == chosen["best_scale"] and float(row["size"]) > chosen["size"]:
+            rate = float(row[analysis]["rate"] or 0.0)
+            weakest[float(row["size"])] = min(weakest.get(float(row["size"]), 1.0), rate)
+    for size in sorted(weakest):
+        factor = _extrapolated_factor(weakest[size], family, alpha)
+        if factor is not None:
+            return {
+                **chosen,
+                "extrapolated_factor": factor * (size / chosen["size"]) ** 2,
+                "extrapolated_from_size": size,
+                "extrapolated_from_power": weakest[size],
+            }
+    return chosen
+
+
 def panel_calibration_tables(
     runs: pd.DataFrame, scales: Sequence[str], alpha: float, *, confidence: float = 0.95
 ) -> dict[str, Any]:
@@ -257,7 +287,9 @@ def panel_calibration_tables(
     difference of panels with equal bias, and the paired analysis's share calling an
     agreement difference), ``power`` (per design size, planted difference and category: each
     analysis's share of runs telling the planted pair apart) and ``recommended`` (per
-    analysis, as ``calibration_tables`` recommends), each rate with its exact interval, from
+    analysis, as ``calibration_tables`` recommends; when the power at the recommendation's
+    size is too low to extrapolate from, extrapolated from a larger planted size's, and
+    ``extrapolated_from_size`` says which), each rate with its exact interval, from
     one row per (simulated run, design size, category) with ``scale``, ``size``, ``rep``,
     ``category`` and, for ``paired`` and ``independent``, ``<analysis>_called``,
     ``<analysis>_tests`` and ``<analysis>_detected``, plus ``agreement_called``."""
@@ -268,9 +300,10 @@ def panel_calibration_tables(
     for name in ANALYSES:
         family = one_per_run.groupby("scale")[f"{name}_tests"].mean()
         rows = [{**row, "power": row[name]} for row in power]
-        recommended[name] = _recommended(
-            rows, scales, {str(k): float(v) for k, v in family.items()}, alpha
-        )
+        families = {str(k): float(v) for k, v in family.items()}
+        chosen = _recommended(rows, scales, families, alpha)
+        best = families.get(chosen["best_scale"], 1.0) if chosen else 1.0
+        recommended[name] = _from_larger(chosen, power, name, best, alpha)
     result: dict[str, Any] = jsonable(
         {
             "false_positives": _false_positives(null, scales, confidence),

@@ -47,7 +47,9 @@ WHAT = {
     "recommended": "per analysis: the smallest simulated design size at which every category's "
     "power at 'size' reaches target_power; when none does, the largest size's weakest power "
     "and how many times its base scenarios would have to grow (EXTRAPOLATED by a normal "
-    "approximation, Bonferroni over the analysis's mean Holm family)",
+    "approximation, Bonferroni over the analysis's mean Holm family; from the power at a "
+    "larger planted size, extrapolated_from_size, when the power at 'size' is too low to "
+    "extrapolate from: the bases needed grow with the square of the ratio of the sizes)",
 }
 
 
@@ -151,9 +153,15 @@ def _recommendation(
     if factor is None:
         return line + " Power there is too low to extrapolate from; simulate larger designs."
     bases = math.ceil(best["bases"] * factor)
+    larger = chosen.get("extrapolated_from_size")
+    source = (
+        f" from the {chosen['extrapolated_from_power']:.0%} power at {larger:g} points"
+        if larger
+        else ""
+    )
     return line + (
         f" About {factor:.1f}x as many base scenarios (about {bases}) would be needed "
-        "(EXTRAPOLATED by a normal approximation, not simulated)."
+        f"(EXTRAPOLATED{source} by a normal approximation, not simulated)."
     )
 
 

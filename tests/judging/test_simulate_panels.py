@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import Cli, read_json
+from scipy.stats import norm
 
-from fairpanel.analysis import panel_test_outcomes
+from fairpanel.analysis import panel_calibration_tables, panel_test_outcomes
 from fairpanel.analysis._calibration import clopper_pearson
 from fairpanel.judging import load_experiment
 from fairpanel.judging.simulate import DEFAULT_EFFECTS, SimulationSettings, run_simulation
@@ -154,6 +156,59 @@ def test_a_difference_counts_only_for_the_planted_pair_and_direction(table: Tria
     assert elsewhere["paired"]["called"]
     assert not elsewhere["paired"]["detected"]["gender"]
     assert not elsewhere["independent"]["detected"]["gender"]
+
+
+def _rows(counts: dict[tuple[str, float], tuple[int, int, int]], n: int) -> pd.DataFrame:
+    """Simulated-run rows: for each (scale, size), the paired analysis called (size 0) or
+    detected (size > 0) in the first ``k`` runs, the independent one in the first ``j``, an
+    agreement difference was called in the first ``g``; families of 6 and 3 tests."""
+    rows = []
+    for (scale, size), (k, j, g) in counts.items():
+        for rep in range(n):
+            rows.append(
+                {
+                    "scale": scale,
+                    "size": size,
+                    "rep": rep,
+                    "category": "gender" if size else None,
+                    "paired_called": size == 0 and rep < k,
+                    "independent_called": size == 0 and rep < j,
+                    "agreement_called": rep < g,
+                    "paired_detected": bool(size) and rep < k,
+                    "independent_detected": bool(size) and rep < j,
+                    "paired_tests": 6,
+                    "independent_tests": 3,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_tables_count_runs_and_extrapolate_as_an_independent_calculation_says() -> None:
+    counts = {
+        ("x1", 0.0): (7, 12, 30),
+        ("x2", 0.0): (9, 4, 0),
+        ("x1", 0.25): (5, 1, 0),
+        ("x2", 0.25): (9, 2, 0),
+        ("x1", 0.5): (120, 40, 0),
+        ("x2", 0.5): (170, 60, 0),
+    }
+    tables = panel_calibration_tables(_rows(counts, 200), ["x1", "x2"], 0.05)
+    first = tables["false_positives"][0]
+    assert (first["paired"]["k"], first["independent"]["k"]) == (7, 12)
+    assert first["agreement_called"]["k"] == 30
+    assert first["tests"] == {"paired": 6, "independent": 3}
+    _exact(first["paired"])
+    power = {(r["scale"], r["size"]): r for r in tables["power"]}
+    assert power[("x2", 0.5)]["paired"]["k"] == 170 and power[("x2", 0.5)]["independent"]["k"] == 60
+    # 0.25 points is called in 4.5% of runs at most: too little to extrapolate from, so the
+    # recommendation extrapolates from 0.5 points (85% and 30% at x2).
+    for analysis, rate, tests in (("paired", 170 / 200, 6), ("independent", 60 / 200, 3)):
+        chosen = tables["recommended"][analysis]
+        critical = norm.ppf(1 - 0.05 / (2 * tests))
+        needed = ((critical + norm.ppf(0.8)) / (critical + norm.ppf(rate))) ** 2 * 4
+        assert chosen["scale"] is None and chosen["best_scale"] == "x2"
+        assert chosen["extrapolated_from_size"] == 0.5
+        assert chosen["extrapolated_factor"] == pytest.approx(needed)
 
 
 def _simulated(root: Path, settings: SimulationSettings, design: str) -> dict[str, Any]:
