@@ -43,6 +43,7 @@ from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
 from fairpanel.analysis._panel_block import PanelComparisonBlock, panel_summary
+from fairpanel.analysis._panel_calibration import panel_calibration_tables, panel_test_outcomes
 from fairpanel.analysis._panel_differences import panel_differences
 from fairpanel.analysis._panel_ranks import panel_ranks
 from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
@@ -172,9 +173,11 @@ __all__ = [
     "pair_outcomes",
     "pair_verdict_effects",
     "paired_differences",
+    "panel_calibration_tables",
     "panel_differences",
     "panel_ranks",
     "panel_summary",
+    "panel_test_outcomes",
     "position_bias",
     "ranked_rows",
     "same_label_swap_tests",

@@ -88,6 +88,50 @@ def _power_table(result: Mapping[str, Any]) -> Table:
     return table
 
 
+def _panel_false_positive_table(result: Mapping[str, Any]) -> Table:
+    block = result["panel_comparison"]
+    table = Table(
+        title=f"Panels with equal bias: runs calling a difference ({result['repetitions']} "
+        f"runs per size, alpha={result['alpha']:g})",
+        caption="paired: the run's own panel comparison; independent: each panel's estimates "
+        "compared as `fairpanel compare` does; agreement: the paired analysis called an "
+        "agreement difference (each panel has its own judges: no false call); trials per panel",
+    )
+    for column in ("size", "trials", "paired", "independent", "agreement"):
+        table.add_column(column)
+    trials = _trials(result)
+    for row in block["false_positives"]:
+        table.add_row(
+            row["scale"],
+            trials.get(row["scale"], "-"),
+            _rate(row["paired"], 1),
+            _rate(row["independent"], 1),
+            _rate(row["agreement_called"], 1),
+        )
+    return table
+
+
+def _panel_power_table(result: Mapping[str, Any]) -> Table:
+    block = result["panel_comparison"]
+    table = Table(
+        title=f"Separating {block['b']} from {block['a']}: runs calling the planted difference "
+        f"(target {TARGET_POWER:.0%})",
+        caption="difference: points planted on one identity per category in panel b only; "
+        "called on a primary contrast, in the planted direction (exact 95% interval)",
+    )
+    for column in ("size", "difference", "category", "paired", "independent"):
+        table.add_column(column)
+    for row in block["power"]:
+        table.add_row(
+            row["scale"],
+            f"{row['size']:g} pts",
+            row["category"],
+            _rate(row["paired"]),
+            _rate(row["independent"]),
+        )
+    return table
+
+
 def simulate_command(
     experiment: Annotated[Path, typer.Argument(help="Experiment YAML whose design to simulate")],
     sizes: Annotated[
@@ -150,13 +194,33 @@ def simulate_command(
             show_default=False,
         ),
     ] = None,
+    panels: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=8,
+            help="Panels judging the same trials; 2 or more adds the panel comparison "
+            "[default: as many as the experiment has]",
+            show_default=False,
+        ),
+    ] = None,
+    panel_correlation: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Correlation between panels of each base scenario's label and position pulls",
+        ),
+    ] = 0.5,
     out: Annotated[Path, typer.Option("--out", help="Folder for simulate.json")] = Path("."),
 ) -> None:
     """The headline's false-positive rate (identity verdict and position claim, nothing planted)
     and its power to call planted shifts, for an experiment's design, by simulated runs on the
     mock judge with judge-, judgment-, trial- and scenario-level random effects; recommends the
-    design size that calls a 0.25-point shift in 80% of runs. Writes simulate.json. No
-    configured model is ever called."""
+    design size that calls a 0.25-point shift in 80% of runs. With two panels or more (an
+    experiment that compares panels, or --panels), also the power to tell two panels apart by
+    the paired analysis and by an independent comparison, on the same simulated runs. Writes
+    simulate.json. No configured model is ever called."""
     try:
         planted = parse_numbers(sizes, "--sizes")
         multiples = parse_numbers(scales, "--scales")
@@ -195,6 +259,8 @@ def simulate_command(
         jobs=jobs,
         max_trials=max_trials or (50_000 if engine == "panel" else 1000),
         engine=engine,
+        panels=panels,
+        panel_correlation=panel_correlation,
     )
     with stage_progress() as advance:
         advance(_STAGE, 0, len(planted) * reps)
@@ -203,9 +269,16 @@ def simulate_command(
         console.print(_false_positive_table(result))
     if any(planted):
         console.print(_power_table(result))
-    for line in result["recommendations"]:
+    lines = list(result["recommendations"])
+    if "panel_comparison" in result:
+        if 0.0 in planted:
+            console.print(_panel_false_positive_table(result))
+        if any(planted):
+            console.print(_panel_power_table(result))
+        lines += result["panel_comparison"]["recommendations"]
+    for line in lines:
         console.print(f"- {escape(line)}", highlight=False, soft_wrap=True)
-    for note in result["simulation"]:
+    for note in [*result["simulation"], *result.get("panel_comparison", {}).get("notes", [])]:
         console.print(f"[dim]note: {escape(note)}[/]", highlight=False, soft_wrap=True)
     path = write_simulation(result, out)
     console.print(f"Wrote {path} ({result['seconds']} s)")

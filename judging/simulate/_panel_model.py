@@ -19,6 +19,10 @@ deviation (``PanelModel``). A pair judge picks the candidate with the larger sum
 scores (ties at random), except that with probability ``|position[b] + first_position|`` it
 picks the first (positive) or second (negative) candidate whatever the scores; ``position[b]``
 is the base scenario's own position preference, mean zero.
+
+Several panels judging the same trials (``_panels``) share what the trials bring: the answers'
+quality and the scenarios' label and position pulls come from one ``ScenarioDraws`` per panel,
+drawn together; everything else is drawn per panel.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from fairpanel.judging.engine._frames import (
 )
 from fairpanel.judging.experiment import DEFAULT_PANEL, TrialSpec
 
-__all__ = ["PanelModel", "TrialTable", "model_frames", "trial_table"]
+__all__ = ["PanelModel", "ScenarioDraws", "TrialTable", "model_frames", "trial_table"]
 
 METRICS: tuple[str, ...] = ("creativity", "accuracy", "efficiency", "reliability")
 IntArray = npt.NDArray[np.int64]
@@ -134,6 +138,21 @@ def trial_table(specs: Sequence[TrialSpec], keys: Sequence[str] | None = None) -
     )
 
 
+@dataclass(frozen=True)
+class ScenarioDraws:
+    """What the trials bring whoever judges them, drawn once for several panels: the answers'
+    quality (points, per answer and metric) and each base scenario's pull toward each label and
+    toward a position, as standard normals that each panel scales by its own standard
+    deviations (so panels whose pulls correlate can still differ in how strong they are)."""
+
+    quality: FloatArray
+    """(answer, metric), points."""
+    label: FloatArray
+    """(base, label), standard normal."""
+    position: FloatArray
+    """(base,), standard normal."""
+
+
 def _planted(model: PanelModel, labels: list[str]) -> FloatArray:
     shift = np.zeros((len(labels), len(METRICS)))
     for label, metrics in model.planted.items():
@@ -143,13 +162,22 @@ def _planted(model: PanelModel, labels: list[str]) -> FloatArray:
     return shift
 
 
-def _scores(table: TrialTable, model: PanelModel, rng: np.random.Generator) -> FloatArray:
-    """Scores as an array (showing, judge, metric)."""
+def _scores(
+    table: TrialTable,
+    model: PanelModel,
+    rng: np.random.Generator,
+    shared: ScenarioDraws | None = None,
+) -> FloatArray:
+    """Scores as an array (showing, judge, metric); the answers' quality and the scenarios'
+    label pulls come from ``shared`` when given (else they are drawn here, first)."""
     n_show, n_judges, n_metrics = table.show_trial.size, len(table.judges), len(METRICS)
-    quality = rng.normal(0, model.quality_sd, table.n_answers)[:, None] + rng.normal(
-        0, model.quality_metric_sd, (table.n_answers, n_metrics)
-    )
-    label = rng.normal(0, model.label_base_sd, (table.n_bases, len(table.labels)))
+    if shared is None:
+        quality = rng.normal(0, model.quality_sd, table.n_answers)[:, None] + rng.normal(
+            0, model.quality_metric_sd, (table.n_answers, n_metrics)
+        )
+        label = rng.normal(0, model.label_base_sd, (table.n_bases, len(table.labels)))
+    else:
+        quality, label = shared.quality, shared.label * model.label_base_sd
     leniency = rng.normal(0, model.leniency_sd, n_judges)
     show_base = table.base[table.show_trial]
     mean = (
@@ -174,8 +202,10 @@ def _pair_winners(
     scores: FloatArray,
     pairs: IntArray,
     rng: np.random.Generator,
+    shared: ScenarioDraws | None = None,
 ) -> FloatArray:
-    """Each judge's winner position (0 or 1) per pair trial, as (pair trial, judge)."""
+    """Each judge's winner position (0 or 1) per pair trial, as (pair trial, judge); the
+    scenarios' position pulls come from ``shared`` when given."""
     first_show = np.flatnonzero(np.isin(table.show_trial, pairs) & (table.show_position == 0))
     totals_first = scores[first_show].sum(axis=2)
     totals_second = scores[first_show + 1].sum(axis=2)
@@ -184,20 +214,32 @@ def _pair_winners(
         rng.integers(0, 2, totals_first.shape),
         (totals_second > totals_first).astype(np.int64),
     )
-    position = rng.normal(0, model.position_base_sd, table.n_bases)[table.base[pairs]]
+    if shared is None:
+        by_base = rng.normal(0, model.position_base_sd, table.n_bases)
+    else:
+        by_base = shared.position * model.position_base_sd
+    position = by_base[table.base[pairs]]
     preference = np.clip(position + model.first_position, -1.0, 1.0)[:, None]
     decided = rng.random(by_scores.shape) < np.abs(preference)
     return np.where(decided, np.where(preference > 0, 0, 1), by_scores).astype(float)
 
 
-def model_frames(table: TrialTable, model: PanelModel, seed: int) -> RunFrames:
-    """The frames a run of ``table``'s trials would store with a panel drawn from ``model``."""
+def model_frames(
+    table: TrialTable,
+    model: PanelModel,
+    seed: int | Sequence[int],
+    shared: ScenarioDraws | None = None,
+) -> RunFrames:
+    """The frames a run of ``table``'s trials would store with a panel drawn from ``model``
+    (with the answers and scenario pulls of ``shared`` when several panels judge the trials)."""
     rng = np.random.default_rng(seed)
-    scores = _scores(table, model, rng)
+    scores = _scores(table, model, rng, shared)
     specs = table.specs
     protocol = np.array([spec.protocol for spec in specs])
     pairs = np.flatnonzero(protocol == "pair")
-    winners = _pair_winners(table, model, scores, pairs, rng) if pairs.size else np.empty((0, 0))
+    winners = (
+        _pair_winners(table, model, scores, pairs, rng, shared) if pairs.size else np.empty((0, 0))
+    )
     return RunFrames(
         scores=_score_frame(table, scores),
         verdicts=_verdict_frame(table, pairs, winners),

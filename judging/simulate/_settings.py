@@ -50,6 +50,11 @@ class SimulationSettings:
     """``panel``: judges drawn from the random-effects model straight into frames
     (``_panel_model``, milliseconds a run); ``mock``: every judgment asked of the mock provider
     (seconds a run; the same effects, through the real request and parsing path)."""
+    panels: int | None = None
+    """Panels judging the same trials (``_panels``); 2 or more adds the panel comparison.
+    None: as many as the experiment has."""
+    panel_correlation: float = 0.5
+    """The correlation between panels of each base scenario's label and position pulls."""
 
 
 def _uniform_sd(noise: int) -> float:

@@ -13,6 +13,10 @@ judges are made at least as hard as real ones (``DEFAULT_EFFECTS``): their label
 preferences vary by base scenario around the planted values, and their scores share judge,
 judgment and trial effects, so a test that treats correlated scores as independent, or a
 scenario-specific preference as a bias, shows up as a false-positive rate above alpha.
+
+A design that compares panels (or ``--panels 2`` and more) gets, besides, the power to tell two
+panels apart (``_panel_comparison``): each repetition also draws its panels judging the same
+trials, panel b with the planted shift, and reads them paired and independently.
 """
 
 from __future__ import annotations
@@ -42,10 +46,18 @@ from fairpanel.judging.simulate._described import (
     judges_block,
     planted_block,
 )
+from fairpanel.judging.simulate._panel_comparison import comparison_block, comparison_rows
 from fairpanel.judging.simulate._panel_model import (
     TrialTable,
     model_frames,
     trial_table,
+)
+from fairpanel.judging.simulate._panels import (
+    PLANTED_PANEL,
+    SimulatedPanel,
+    panel_frames,
+    simulated_panels,
+    subset_frames,
 )
 from fairpanel.judging.simulate._recommend import recommendations
 from fairpanel.judging.simulate._runs import (
@@ -82,15 +94,6 @@ def _scale_name(scale: DesignScale) -> str:
     return f"x{scale.factor:g}"
 
 
-def _subset(frames: RunFrames, keys: set[str]) -> RunFrames:
-    def keep(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame.loc[frame["trial_key"].isin(keys)].reset_index(drop=True)
-
-    return RunFrames(
-        keep(frames.scores), keep(frames.verdicts), keep(frames.turns), keep(frames.consensus)
-    )
-
-
 @functools.lru_cache(maxsize=2)
 def _prepared(config_json: str) -> PreparedDesign:
     """One worker builds the design and the responder's answers once for all its runs."""
@@ -114,11 +117,13 @@ class _Task:
     size: float
     rep: int
     settings: SimulationSettings
+    panels: tuple[SimulatedPanel, ...] = ()
 
 
-def _one_repetition(task: _Task) -> list[dict[str, Any]]:
+def _one_repetition(task: _Task) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """One simulated run at the largest size, analysed at every size (in a worker process):
-    one row per size and planted category (one with category None when nothing is planted)."""
+    one row per size and planted category (one with category None when nothing is planted);
+    with two panels or more, the same for the panel comparison's own simulated run."""
     # statsmodels' multipletests runs a full gc.collect() on every call; with everything built
     # so far frozen out of the collector's view, those collections only scan this repetition's
     # objects (about 4x faster analysis, same results).
@@ -131,7 +136,33 @@ def _one_repetition(task: _Task) -> list[dict[str, Any]]:
         frames = model_frames(_table(config_json), panel_model(settings, targets, task.size), seed)
     else:
         frames = _mock_frames(task, targets, config_json, seed)
-    return _analysed(task, frames)
+    return _analysed(task, frames), _compared(task, targets, config_json, seed)
+
+
+def _compared(
+    task: _Task, targets: list[Target], config_json: str, seed: int
+) -> list[dict[str, Any]]:
+    """The panel comparison's rows of one repetition: its panels drawn for the same trials,
+    panel b with the planted size, read at every design size (none with fewer than two)."""
+    if len(task.panels) < 2:
+        return []
+    settings = task.settings
+    models = [
+        panel_model(settings, targets, task.size if index == PLANTED_PANEL else 0.0)
+        for index in range(len(task.panels))
+    ]
+    frames = panel_frames(
+        _table(config_json), task.panels, models, settings.panel_correlation, seed
+    )
+    return comparison_rows(
+        frames,
+        task.scales,
+        task.targets,
+        size=task.size,
+        rep=task.rep,
+        alpha=settings.alpha,
+        seed=seed,
+    )
 
 
 def _mock_frames(task: _Task, targets: list[Target], config_json: str, seed: int) -> RunFrames:
@@ -156,7 +187,7 @@ def _analysed(task: _Task, frames: RunFrames) -> list[dict[str, Any]]:
     settings = task.settings
     rows: list[dict[str, Any]] = []
     for name, keys in task.scales:
-        part = _subset(frames, set(keys))
+        part = subset_frames(frames, set(keys))
         outcome = identity_test_outcomes(
             part.scores,
             part.verdicts,
@@ -221,6 +252,8 @@ def run_simulation(
         replicates=max(scale.replicates for scale, _, _ in plan),
     )
     generated = scaled(mocked, largest).model_dump(mode="json")
+    count = settings.panels if settings.panels is not None else len(config.panel_items())
+    panels = tuple(simulated_panels(config, count)) if count >= 2 else ()
     scale_keys = [(_scale_name(scale), sorted(keys)) for scale, _, keys in plan]
     tasks = [
         _Task(
@@ -233,22 +266,28 @@ def run_simulation(
             size=size,
             rep=rep,
             settings=settings,
+            panels=panels,
         )
         for size in settings.sizes
         for rep in range(settings.reps)
     ]
     rows: list[dict[str, Any]] = []
+    compared: list[dict[str, Any]] = []
     jobs = max(1, min(settings.jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:
         for done, task in enumerate(tasks, start=1):
-            rows.extend(_one_repetition(task))
+            single, paired = _one_repetition(task)
+            rows.extend(single)
+            compared.extend(paired)
             if progress:
                 progress(done, len(tasks))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(_one_repetition, task) for task in tasks]
             for done, future in enumerate(as_completed(futures), start=1):
-                rows.extend(future.result())
+                single, paired = future.result()
+                rows.extend(single)
+                compared.extend(paired)
                 if progress:
                     progress(done, len(tasks))
     moderator = config.first_panel.consensus == "moderator"
@@ -288,6 +327,11 @@ def run_simulation(
         "seconds": round(time.perf_counter() - started, 1),
     }
     result["recommendations"] = recommendations(result)
+    if panels:
+        names = [name for name, _ in scale_keys]
+        block = comparison_block(compared, names, settings, panels, result["design_sizes"])
+        result["panel_comparison"] = block
+    result["seconds"] = round(time.perf_counter() - started, 1)
     return result
 
 
