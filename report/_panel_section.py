@@ -28,7 +28,6 @@ def panel_context(block: PanelComparisonBlock | None) -> dict[str, Any] | None:
     rows = []
     for row in block.leaderboard:
         cells = leaderboard_cells({**row, "run": row.get("panel", "")})
-        cells["rank_interval"] = str(row.get("rank_interval") or row.get("rank") or "-")
         rows.append(cells)
     differences = sorted(
         block.comparison.differences,

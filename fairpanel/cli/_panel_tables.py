@@ -55,7 +55,7 @@ def panel_tables(block: PanelComparisonBlock) -> list[Table]:
     for row in block.leaderboard:
         leaderboard.add_row(
             str(row.get("panel", "")),
-            str(row.get("rank_interval") or row.get("rank") or "-"),
+            str((row.get("rank_interval") or {}).get("rank_label") or row.get("rank") or "-"),
             _effect(row),
             _rate((row.get("position_bias") or {}).get("first_position_win_rate")),
             _controls(row),

@@ -77,7 +77,7 @@ def compare_panels(
     leaderboard = ranked_rows(rows, "identity_effect")
     for row in leaderboard:
         rank = ranks.get(row["panel"])
-        row["rank_interval"] = rank.rank_label if rank is not None else ""
+        row["rank_interval"] = rank.model_dump(mode="json") if rank is not None else None
     manifest = read_json(run_dir / MANIFEST_FILE) or {}
     block = PanelComparisonBlock(
         panels=list(frames),

@@ -47,6 +47,15 @@ def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
     return ordered + [name for name in found if name not in ordered] or ["none"]
 
 
+def _panel_order(run_dir: Path, found: list[str]) -> list[str]:
+    """Panels in the experiment's order (the first leads results.json and is panel a of every
+    comparison), then any others the store holds."""
+    resolved = read_json(run_dir / RESOLVED_CONFIG_FILE) or {}
+    configured = list(resolved.get("panels") or {}) or list(resolved.get("panel_models") or [])
+    ordered = [name for name in configured if name in found]
+    return ordered + [name for name in found if name not in ordered]
+
+
 def _analyze(frames: RunFrames) -> ArmResults:
     return analyze_arm(
         frames.scores,
@@ -130,7 +139,7 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
         warnings = response_warnings(store)
     finally:
         store.close()
-    names = frames.values("panel") if "panel" in frames.turns.columns else []
+    names = _panel_order(run_dir, frames.values("panel")) if "panel" in frames.turns.columns else []
     if len(names) <= 1:
         return _panel_block(run_dir, frames, robustness, warnings).to_json()
     by_panel = {name: frames.where(panel=name) for name in names}
