@@ -250,34 +250,42 @@ def _power(planted: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
     return rows
 
 
-def _from_larger(
+def _extrapolated(
     chosen: dict[str, Any] | None,
     power: Sequence[Mapping[str, Any]],
     analysis: str,
     family: float,
     alpha: float,
 ) -> dict[str, Any] | None:
-    """A recommendation that could not extrapolate from the power at its own size (too low to
-    carry a signal) extrapolated from the smallest larger planted size whose power can: in the
-    normal approximation the statistic's mean is proportional to the planted size, so the bases
-    needed grow with the square of the ratio of the sizes."""
-    if chosen is None or chosen["scale"] is not None or chosen["extrapolated_factor"] is not None:
+    """A recommendation that no simulated design meets, extrapolated from the planted size
+    (the recommendation's or a larger one) whose weakest power at the largest design is
+    nearest 50%: power near alpha or near 1 says little about how far the statistic is from
+    the critical value. In the normal approximation the statistic's mean is proportional to
+    the planted size, so the bases needed grow with the square of the ratio of the sizes."""
+    if chosen is None or chosen["scale"] is not None:
         return chosen
     weakest: dict[float, float] = {}
     for row in power:
-        if row["scale"] == chosen["best_scale"] and float(row["size"]) > chosen["size"]:
+        if row["scale"] == chosen["best_scale"] and float(row["size"]) >= chosen["size"]:
             rate = float(row[analysis]["rate"] or 0.0)
             weakest[float(row["size"])] = min(weakest.get(float(row["size"]), 1.0), rate)
-    for size in sorted(weakest):
-        factor = _extrapolated_factor(weakest[size], family, alpha)
-        if factor is not None:
-            return {
-                **chosen,
-                "extrapolated_factor": factor * (size / chosen["size"]) ** 2,
-                "extrapolated_from_size": size,
-                "extrapolated_from_power": weakest[size],
-            }
-    return chosen
+    usable = {
+        size: factor
+        for size, rate in weakest.items()
+        if (factor := _extrapolated_factor(rate, family, alpha)) is not None
+    }
+    if not usable:
+        return chosen
+    size = min(usable, key=lambda s: (abs(weakest[s] - 0.5), s))
+    extrapolated = usable[size] * (size / chosen["size"]) ** 2
+    if size == chosen["size"]:
+        return {**chosen, "extrapolated_factor": extrapolated}
+    return {
+        **chosen,
+        "extrapolated_factor": extrapolated,
+        "extrapolated_from_size": size,
+        "extrapolated_from_power": weakest[size],
+    }
 
 
 def panel_calibration_tables(
@@ -287,9 +295,9 @@ def panel_calibration_tables(
     difference of panels with equal bias, and the paired analysis's share calling an
     agreement difference), ``power`` (per design size, planted difference and category: each
     analysis's share of runs telling the planted pair apart) and ``recommended`` (per
-    analysis, as ``calibration_tables`` recommends; when the power at the recommendation's
-    size is too low to extrapolate from, extrapolated from a larger planted size's, and
-    ``extrapolated_from_size`` says which), each rate with its exact interval, from
+    analysis, as ``calibration_tables`` recommends, but extrapolated from the planted size whose
+    power is nearest 50%, ``extrapolated_from_size`` when it is not the recommendation's own),
+    each rate with its exact interval, from
     one row per (simulated run, design size, category) with ``scale``, ``size``, ``rep``,
     ``category`` and, for ``paired`` and ``independent``, ``<analysis>_called``,
     ``<analysis>_tests`` and ``<analysis>_detected``, plus ``agreement_called``."""
@@ -303,7 +311,7 @@ def panel_calibration_tables(
         families = {str(k): float(v) for k, v in family.items()}
         chosen = _recommended(rows, scales, families, alpha)
         best = families.get(chosen["best_scale"], 1.0) if chosen else 1.0
-        recommended[name] = _from_larger(chosen, power, name, best, alpha)
+        recommended[name] = _extrapolated(chosen, power, name, best, alpha)
     result: dict[str, Any] = jsonable(
         {
             "false_positives": _false_positives(null, scales, confidence),

@@ -47,9 +47,9 @@ WHAT = {
     "recommended": "per analysis: the smallest simulated design size at which every category's "
     "power at 'size' reaches target_power; when none does, the largest size's weakest power "
     "and how many times its base scenarios would have to grow (EXTRAPOLATED by a normal "
-    "approximation, Bonferroni over the analysis's mean Holm family; from the power at a "
-    "larger planted size, extrapolated_from_size, when the power at 'size' is too low to "
-    "extrapolate from: the bases needed grow with the square of the ratio of the sizes)",
+    "approximation, Bonferroni over the analysis's mean Holm family, from the planted size "
+    "whose power is nearest 50%, extrapolated_from_size when it is not 'size': the bases "
+    "needed grow with the square of the ratio of the sizes)",
 }
 
 

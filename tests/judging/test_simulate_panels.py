@@ -200,8 +200,8 @@ def test_tables_count_runs_and_extrapolate_as_an_independent_calculation_says() 
     _exact(first["paired"])
     power = {(r["scale"], r["size"]): r for r in tables["power"]}
     assert power[("x2", 0.5)]["paired"]["k"] == 170 and power[("x2", 0.5)]["independent"]["k"] == 60
-    # 0.25 points is called in 4.5% of runs at most: too little to extrapolate from, so the
-    # recommendation extrapolates from 0.5 points (85% and 30% at x2).
+    # At x2, 0.25 points is called in 4.5% (paired) and 1% of runs, too little to extrapolate
+    # from; 0.5 points in 85% and 30%: the extrapolation starts there.
     for analysis, rate, tests in (("paired", 170 / 200, 6), ("independent", 60 / 200, 3)):
         chosen = tables["recommended"][analysis]
         critical = norm.ppf(1 - 0.05 / (2 * tests))
@@ -209,6 +209,14 @@ def test_tables_count_runs_and_extrapolate_as_an_independent_calculation_says() 
         assert chosen["scale"] is None and chosen["best_scale"] == "x2"
         assert chosen["extrapolated_from_size"] == 0.5
         assert chosen["extrapolated_factor"] == pytest.approx(needed)
+    # Where both sizes can be extrapolated from, the power nearer 50% decides: 30% at 0.25
+    # points rather than 95% at 0.5.
+    counts |= {("x2", 0.25): (60, 60, 0), ("x2", 0.5): (190, 190, 0)}
+    chosen = panel_calibration_tables(_rows(counts, 200), ["x1", "x2"], 0.05)["recommended"]
+    critical = norm.ppf(1 - 0.05 / 12)
+    needed = ((critical + norm.ppf(0.8)) / (critical + norm.ppf(0.3))) ** 2
+    assert "extrapolated_from_size" not in chosen["paired"]
+    assert chosen["paired"]["extrapolated_factor"] == pytest.approx(needed)
 
 
 def _simulated(root: Path, settings: SimulationSettings, design: str) -> dict[str, Any]:
