@@ -54,6 +54,7 @@ from fairpanel.agents.providers import (
     LocalModelServer,
     LocalModelUnavailableError,
     MockClient,
+    local_threads,
     mock_reply,
     smollm2_weights,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "endpoint_of",
     "estimate_tokens",
     "find_provider",
+    "local_threads",
     "mock_reply",
     "plugin_providers",
     "redact",
