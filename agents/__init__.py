@@ -30,6 +30,7 @@ from fairpanel.agents._plugins import (
     plugin_providers,
 )
 from fairpanel.agents._provider import Provider, ProviderRun, SharedService
+from fairpanel.agents._quota import QuotaReading, QuotaWindow, quota_from_headers
 from fairpanel.agents._registry import (
     MissingApiKeyError,
     ModelRegistry,
@@ -90,6 +91,8 @@ __all__ = [
     "PluginError",
     "Provider",
     "ProviderRun",
+    "QuotaReading",
+    "QuotaWindow",
     "Sampling",
     "SamplingReport",
     "Seat",
@@ -104,6 +107,7 @@ __all__ = [
     "local_threads",
     "mock_reply",
     "plugin_providers",
+    "quota_from_headers",
     "redact",
     "register_secret",
     "retry_after_from_headers",
