@@ -17,4 +17,6 @@ pytest_half() {
   [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
 }
 echo "== pytest, without the local model (2 workers)"; pytest_half -m "not smollm" -n 2 "$@"
-echo "== pytest, the local model"; pytest_half -m smollm "$@"
+# Alone on the machine, llama.cpp may take every core (its default leaves one for other work).
+echo "== pytest, the local model"
+FAIRPANEL_LOCAL_THREADS="${FAIRPANEL_LOCAL_THREADS:-$(nproc)}" pytest_half -m smollm "$@"
