@@ -36,6 +36,13 @@ from fairpanel.agents._registry import (
     endpoint_key,
     endpoint_of,
 )
+from fairpanel.agents._replicas import (
+    Replica,
+    ReplicaClient,
+    ReplicaHealth,
+    ReplicaOutError,
+    ReplicaSet,
+)
 from fairpanel.agents._secrets import REDACTED, redact, register_secret
 from fairpanel.agents._spec import PROVIDERS, ChoiceRule, MockBias, ModelSpec
 from fairpanel.agents._types import (
@@ -89,6 +96,11 @@ __all__ = [
     "PluginError",
     "Provider",
     "ProviderRun",
+    "Replica",
+    "ReplicaClient",
+    "ReplicaHealth",
+    "ReplicaOutError",
+    "ReplicaSet",
     "Sampling",
     "SamplingReport",
     "Seat",
