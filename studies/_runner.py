@@ -147,7 +147,7 @@ def _summary(
 
 
 async def _run_one(study: Study[Any, Any], item: ItemSpec, pool: ModelPool) -> StudyItemRecord:
-    context = StudyContext(pool)
+    context = StudyContext(pool, route_key=item.key())
     result: dict[str, Any] | None = None
     error: str | None = None
     try:

@@ -157,6 +157,7 @@ async def _responses_for(
             endpoint=client.endpoint,
             messages=tuple(Message(role=role, content=text) for role, text in pairs),
             sampling=sampling,
+            route_key=scenario.id,  # the rewrite repeats the first answer's prompt
         )
         reply = await caller.call(client, request, "responder")
         texts[index] = reply.text.strip()
