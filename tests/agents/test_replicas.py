@@ -26,6 +26,7 @@ from fairpanel.agents import (
     endpoint_key,
     endpoint_of,
 )
+from fairpanel.judging.engine import failure_reason
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -164,6 +165,7 @@ async def test_every_replica_out_fails_the_call_honestly() -> None:
         assert time.monotonic() - started < 0.5
     message = str(caught.value)
     assert "no replica of" in message and "APIConnectionError" in message, message
+    assert failure_reason(f"model call failed: {message}") == "connection"
     assert "out: " in str(again.value) and "none" not in str(again.value).split("out: ")[1]
 
 
