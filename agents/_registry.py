@@ -157,7 +157,7 @@ class ModelRegistry:
         key = endpoint_key(spec)
         replica_set = self._replica_sets.get(key)
         if replica_set is None:
-            health = [ReplicaHealth(endpoint_key(one)) for one in replicas]
+            health = [ReplicaHealth(_replica_name(one)) for one in replicas]
             replica_set = self._replica_sets[key] = ReplicaSet(endpoint_of(spec), health)
         clients = [
             self._limited(one, guarded(provider.create(one, self), health))
@@ -199,3 +199,9 @@ class ModelRegistry:
         self._services.clear()
         for service in services:
             await asyncio.to_thread(service.stop)
+
+
+def _replica_name(replica: ModelSpec) -> str:
+    """How messages name one replica: its server, and its key variable when it names one."""
+    variable = f" ({replica.api_key_env})" if replica.api_key_env else ""
+    return endpoint_of(replica) + variable

@@ -21,6 +21,7 @@ with the last error.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -43,6 +44,8 @@ _FAULT_LIMIT = 3
 """Consecutive faults that take a replica out (as many as one request's identical retries)."""
 _COOLDOWN_S = 5.0
 _COOLDOWN_MAX_S = 300.0
+_PROBE_WAIT_S = 0.05
+"""How often a call waiting for a replica's probation call looks again."""
 _MAX_HOMES = 1 << 16
 """Route keys remembered; a design's units arrive in order, so the oldest are finished."""
 _FAULT_STATUS = frozenset({401, 403, 404, 500, 502, 503, 504})
@@ -96,14 +99,14 @@ class ReplicaHealth:
         name: str,
         *,
         fault_limit: int = _FAULT_LIMIT,
-        cooldown_s: float = _COOLDOWN_S,
-        cooldown_max_s: float = _COOLDOWN_MAX_S,
+        cooldown_s: float | None = None,
+        cooldown_max_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
         self._fault_limit = fault_limit
-        self._cooldown_s = cooldown_s
-        self._cooldown_max_s = cooldown_max_s
+        self._cooldown_s = _COOLDOWN_S if cooldown_s is None else cooldown_s
+        self._cooldown_max_s = _COOLDOWN_MAX_S if cooldown_max_s is None else cooldown_max_s
         self._clock = clock
         self._faults = 0
         self._relapses = 0
@@ -226,6 +229,14 @@ class ReplicaSet:
                 self._homes.popitem(last=False)
         return best
 
+    def probing(self, exclude: set[int]) -> bool:
+        """Whether a replica not yet tried is busy with its probation call: worth waiting for
+        rather than failing the call while it may be back in a moment."""
+        return any(
+            index not in exclude and health.on_probation and not health.out()
+            for index, health in enumerate(self.health)
+        )
+
     def home_of(self, route_key: str) -> int | None:
         return self._homes.get(route_key)
 
@@ -274,7 +285,13 @@ class ReplicaClient:
     async def complete(self, request: ModelRequest) -> ModelReply:
         tried: set[int] = set()
         last: ModelCallError | None = None
-        while (index := self._set.choose(request.route_key, tried)) is not None:
+        while True:
+            index = self._set.choose(request.route_key, tried)
+            if index is None:
+                if not self._set.probing(tried):
+                    break
+                await asyncio.sleep(_PROBE_WAIT_S)
+                continue
             tried.add(index)
             health = self._set.health[index]
             health.outstanding += 1

@@ -208,3 +208,26 @@ def test_cooldown_doubles_and_probation_admits_one_call_at_a_time() -> None:
     health.outstanding = 4
     assert health.admits()
     assert health.times_out == 2
+
+
+async def test_after_the_cool_down_calls_wait_for_the_probe_instead_of_failing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("fairpanel.agents._replicas._COOLDOWN_S", 0.2)
+    dead = FakeOpenAIServer(lambda body: "ok").start()
+    dead_url = dead.base_url
+    dead.stop()
+
+    def sick_at_first(body: dict[str, Any]) -> str | Fault:
+        return Fault("server_error", status=503) if len(flaky.requests) <= 3 else "ok"
+
+    with FakeOpenAIServer(sick_at_first, latency=0.05) as flaky:
+        async with ModelRegistry() as registry:
+            client = await _replica_client(registry, _spec(dead_url, flaky.base_url))
+            with pytest.raises(ModelCallError):
+                await client.complete(_request("first"))  # both replicas go out
+            await asyncio.sleep(0.25)  # both cool-downs are over: both on probation
+            replies = await asyncio.gather(*(client.complete(_request(f"q{i}")) for i in range(5)))
+            _, recovered = client.replica_set.health
+            assert not recovered.on_probation
+    assert [reply.text for reply in replies] == ["ok"] * 5
