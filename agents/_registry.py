@@ -144,6 +144,11 @@ class ModelRegistry:
         """The replica sets in use (health and routing of models on replicas), by endpoint."""
         return {replicas.name: replicas for replicas in self._replica_sets.values()}
 
+    def replica_warnings(self) -> list[str]:
+        """Replicas taken out so far, with their last fault (a run that finished on fewer
+        servers than configured says so)."""
+        return [line for replicas in self._replica_sets.values() for line in replicas.warnings()]
+
     def _build(self, spec: ModelSpec, provider: Provider) -> ModelClient:
         if spec.replicas is not None:
             return self._on_replicas(spec, provider)

@@ -237,6 +237,15 @@ class ReplicaSet:
             for index, health in enumerate(self.health)
         )
 
+    def warnings(self) -> list[str]:
+        """One line per replica that was taken out during the run, for the run's warnings."""
+        return [
+            f"replica {health.name} of {self.name} was taken out {health.times_out} time(s)"
+            f"{' and is out now' if health.out() else ''}; last fault: {health.last_fault}"
+            for health in self.health
+            if health.times_out
+        ]
+
     def home_of(self, route_key: str) -> int | None:
         return self._homes.get(route_key)
 

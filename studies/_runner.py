@@ -110,6 +110,7 @@ async def run_study(
             progress=progress,
             max_failures=max_failures,
         )
+        session.report_replicas(warn)
         return _summary(study, session, outcome.run, outcome.stopped)
 
 

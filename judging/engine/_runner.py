@@ -228,6 +228,7 @@ async def run_experiment(
         )
         # A design problem only the responses reveal: the same answer written twice.
         report_similar_responses(store, session.warnings, warn)
+        session.report_replicas(warn)
         statuses = {key: (status, error) for key, _, status, error, _ in store.iter_trials()}
         counts: dict[str, int] = {"ok": 0, "failed": 0}
         failures: dict[str, int] = {}

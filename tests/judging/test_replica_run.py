@@ -113,7 +113,8 @@ def test_a_replica_killed_half_way_leaves_no_trial_lost(cli: Cli, tmp_path: Path
 
     b.reply = dies_after_60
     with a, b:
-        finished = run(cli, _write(tmp_path, a.base_url, b.base_url), tmp_path / "run")
+        b_url = b.base_url
+        finished = run(cli, _write(tmp_path, a.base_url, b_url), tmp_path / "run")
         answered_by_a = len(a.requests)
     assert killed.is_set(), "the run ended before the replica was killed"
     summary = finished.summary
@@ -128,6 +129,9 @@ def test_a_replica_killed_half_way_leaves_no_trial_lost(cli: Cli, tmp_path: Path
         key for (keys,) in finished.rows("SELECT call_keys FROM turns") for key in json.loads(keys)
     }
     assert turn_keys <= set(stored)
+    # The summary says which replica was lost, and why.
+    lost = [w for w in summary["warnings"] if w.startswith(f"replica {b_url} ")]
+    assert len(lost) == 1 and "taken out" in lost[0] and "Connection" in lost[0], lost
 
 
 def test_a_route_key_joins_the_label_twins_of_one_unit_and_nothing_else(tmp_path: Path) -> None:
