@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import WriteExperiment
+from helpers.paths import EXAMPLES
 
 from fairpanel import InputFileError
 from fairpanel.judging import load_experiment
@@ -80,3 +81,12 @@ def test_a_list_of_base_urls_points_to_replicas(write_experiment: WriteExperimen
 def test_in_process_models_take_no_replicas(write_experiment: WriteExperiment) -> None:
     path = write_experiment(VALID.replace("openai-compatible/judge", "mock/judge"))
     assert "take no replicas" in _problems(path)
+
+
+def test_the_vllm_replicas_example_loads() -> None:
+    config = load_experiment(EXAMPLES / "vllm-replicas.yaml")
+    spec = config.model_spec("qwen")
+    assert [one.base_url for one in spec.replica_specs()] == [
+        "http://127.0.0.1:8001/v1",
+        "http://127.0.0.1:8002/v1",
+    ]
