@@ -96,16 +96,16 @@ class TrialSpec(BaseModel):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def route_key(self) -> str:
-        """The trial's pair key: what its paired contrasts hold fixed (scenario, responses and
-        their order, signal, treatment, replicate, seed, category), without the labels, arm,
-        injection and panel. Every trial sharing it, and every call of each, goes to one
-        replica of a model on several, so label, injection and panel contrasts never mix
-        servers and the shared context stays in one server's prefix cache. Not part of
-        ``key()``."""
+        """The trial's pair key: what its paired contrasts hold fixed (scenario, signal,
+        treatment, replicate, seed, category), without the labels, the order of the
+        responses, the arm, the injection and the panel. Every trial sharing it, and every
+        call of each, goes to one replica of a model on several, so the label, position,
+        injection and panel contrasts never mix servers and the shared context stays in one
+        server's prefix cache. Not part of ``key()``."""
         unit = self.model_dump(
             mode="json",
-            include={"protocol", "scenario_id", "category", "signal", "response_indices"}
-            | {"treatment", "replicate", "seed"},
+            include={"protocol", "scenario_id", "category", "signal", "treatment"}
+            | {"replicate", "seed"},
         )
         return hashlib.sha256(canonical_json(unit).encode("utf-8")).hexdigest()[:24]
 

@@ -1,6 +1,6 @@
 """A whole run on a judge served by two replicas (two loopback OpenAI-format servers).
 
-Healthy, every trial's calls and both sides of each counterfactual pair land on one replica
+Healthy, every trial's calls and its label and order twins land on one replica
 while the pairs spread over both, and a re-run with the replicas listed the other way round
 is answered from the store. With one replica killed part-way, the run finishes on the other:
 no trial lost, every call stored once.
@@ -92,7 +92,7 @@ def test_pairs_stay_on_one_replica_and_the_store_serves_any_order(cli: Cli, tmp_
         unit = TrialSpec.model_validate_json(trials[trial_key]).route_key()
         for key in json.loads(call_keys):
             by_unit[unit] |= servers[key]
-    assert len(by_unit) >= 12  # one unit per scenario and response order
+    assert len(by_unit) == 12  # one unit per scenario and protocol
     assert all(len(names) == 1 for names in by_unit.values()), by_unit
     homes = {next(iter(names)) for names in by_unit.values()}
     assert homes == {"a", "b"}, "the units should spread over both replicas"
@@ -140,13 +140,16 @@ def test_a_route_key_joins_the_label_twins_of_one_unit_and_nothing_else(tmp_path
     groups: dict[str, list[TrialSpec]] = defaultdict(list)
     for spec in trials:
         groups[spec.route_key()].append(spec)
-    unit_fields = ("protocol", "scenario_id", "response_indices", "signal", "replicate")
+    unit_fields = ("protocol", "scenario_id", "signal", "replicate")
     for members in groups.values():
         assert len({tuple(getattr(m, f) for f in unit_fields) for m in members}) == 1
     pairs = [spec for spec in trials if spec.protocol == "pair"]
-    swapped = {(p.scenario_id, p.response_indices, p.identities[::-1]): p for p in pairs}
+    by_arrangement = {(p.scenario_id, p.response_indices, p.identities): p for p in pairs}
     for spec in pairs:
-        twin = swapped[(spec.scenario_id, spec.response_indices, spec.identities)]
-        assert twin.key() != spec.key() and twin.route_key() == spec.route_key()
-    # Different scenarios and response orders are different units (they spread the load).
+        scenario, order, labels = spec.scenario_id, spec.response_indices, spec.identities
+        label_twin = by_arrangement[(scenario, order, labels[::-1])]
+        order_twin = by_arrangement[(scenario, order[::-1], labels)]
+        for twin in (label_twin, order_twin):
+            assert twin.key() != spec.key() and twin.route_key() == spec.route_key()
+    # Different scenarios and protocols are different units (they spread the load).
     assert len(groups) == len({tuple(getattr(t, f) for f in unit_fields) for t in trials})
