@@ -92,7 +92,7 @@ def test_pairs_stay_on_one_replica_and_the_store_serves_any_order(cli: Cli, tmp_
         unit = TrialSpec.model_validate_json(trials[trial_key]).route_key()
         for key in json.loads(call_keys):
             by_unit[unit] |= servers[key]
-    assert len(by_unit) == 12  # one unit per scenario and protocol
+    assert len(by_unit) == 12  # per scenario: its single trials, and its one pair of labels
     assert all(len(names) == 1 for names in by_unit.values()), by_unit
     homes = {next(iter(names)) for names in by_unit.values()}
     assert homes == {"a", "b"}, "the units should spread over both replicas"
@@ -140,9 +140,13 @@ def test_a_route_key_joins_the_label_twins_of_one_unit_and_nothing_else(tmp_path
     groups: dict[str, list[TrialSpec]] = defaultdict(list)
     for spec in trials:
         groups[spec.route_key()].append(spec)
-    unit_fields = ("protocol", "scenario_id", "signal", "replicate")
+
+    def unit(spec: TrialSpec) -> tuple[Any, ...]:
+        pair = tuple(sorted(spec.identities)) if spec.protocol == "pair" else ()
+        return (spec.protocol, spec.scenario_id, spec.signal, spec.replicate, pair)
+
     for members in groups.values():
-        assert len({tuple(getattr(m, f) for f in unit_fields) for m in members}) == 1
+        assert len({unit(m) for m in members}) == 1
     pairs = [spec for spec in trials if spec.protocol == "pair"]
     by_arrangement = {(p.scenario_id, p.response_indices, p.identities): p for p in pairs}
     for spec in pairs:
@@ -151,5 +155,5 @@ def test_a_route_key_joins_the_label_twins_of_one_unit_and_nothing_else(tmp_path
         order_twin = by_arrangement[(scenario, order[::-1], labels)]
         for twin in (label_twin, order_twin):
             assert twin.key() != spec.key() and twin.route_key() == spec.route_key()
-    # Different scenarios and protocols are different units (they spread the load).
-    assert len(groups) == len({tuple(getattr(t, f) for f in unit_fields) for t in trials})
+    # Different scenarios, protocols and label pairs are different units (they spread the load).
+    assert len(groups) == len({unit(t) for t in trials})
