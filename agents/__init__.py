@@ -30,6 +30,7 @@ from fairpanel.agents._plugins import (
     plugin_providers,
 )
 from fairpanel.agents._provider import Provider, ProviderRun, SharedService
+from fairpanel.agents._quota import QuotaReading, QuotaWindow, quota_from_headers
 from fairpanel.agents._registry import (
     MissingApiKeyError,
     ModelRegistry,
@@ -61,6 +62,7 @@ from fairpanel.agents.providers import (
     LocalModelServer,
     LocalModelUnavailableError,
     MockClient,
+    local_threads,
     mock_reply,
     smollm2_weights,
 )
@@ -96,6 +98,8 @@ __all__ = [
     "PluginError",
     "Provider",
     "ProviderRun",
+    "QuotaReading",
+    "QuotaWindow",
     "Replica",
     "ReplicaClient",
     "ReplicaHealth",
@@ -112,8 +116,10 @@ __all__ = [
     "endpoint_of",
     "estimate_tokens",
     "find_provider",
+    "local_threads",
     "mock_reply",
     "plugin_providers",
+    "quota_from_headers",
     "redact",
     "register_secret",
     "retry_after_from_headers",
