@@ -77,8 +77,11 @@ async def _run(
         victim = servers[-1]
         half = calls // (2 * replicas)
 
+        killed = threading.Event()
+
         def dies(body: dict[str, Any]) -> str:
-            if len(victim.requests) == half:
+            if len(victim.requests) >= half and not killed.is_set():
+                killed.set()
                 threading.Thread(target=victim.stop).start()
             return "ok"
 
