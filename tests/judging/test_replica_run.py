@@ -105,7 +105,7 @@ def test_a_replica_killed_half_way_leaves_no_trial_lost(cli: Cli, tmp_path: Path
     seen_by_a_at_kill: list[int] = []
 
     def dies_after_60(body: dict[str, Any]) -> str:
-        if len(b.requests) == 60 and not killed.is_set():
+        if len(b.requests) >= 60 and not killed.is_set():
             killed.set()
             seen_by_a_at_kill.append(len(a.requests))
             threading.Thread(target=b.stop).start()
