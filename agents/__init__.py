@@ -37,6 +37,13 @@ from fairpanel.agents._registry import (
     endpoint_key,
     endpoint_of,
 )
+from fairpanel.agents._replicas import (
+    Replica,
+    ReplicaClient,
+    ReplicaHealth,
+    ReplicaOutError,
+    ReplicaSet,
+)
 from fairpanel.agents._secrets import REDACTED, redact, register_secret
 from fairpanel.agents._spec import PROVIDERS, ChoiceRule, MockBias, ModelSpec
 from fairpanel.agents._types import (
@@ -93,6 +100,11 @@ __all__ = [
     "ProviderRun",
     "QuotaReading",
     "QuotaWindow",
+    "Replica",
+    "ReplicaClient",
+    "ReplicaHealth",
+    "ReplicaOutError",
+    "ReplicaSet",
     "Sampling",
     "SamplingReport",
     "Seat",

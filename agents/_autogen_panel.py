@@ -76,7 +76,8 @@ class Seat:
 class AnswerRules:
     """How judges' answers are requested and checked: the output schema (None for a free-text
     answer: no structured output or JSON mode is asked for), the validator, the re-ask wording
-    and limit, and what goes into every request's key and role."""
+    and limit, what goes into every request's key and role, and the route key that keeps the
+    trial's calls on one replica (not part of the request key)."""
 
     schema: dict[str, Any] | None
     validate: Validator
@@ -84,6 +85,7 @@ class AnswerRules:
     max_reasks: int
     replicate: int
     role_prefix: str = "judge"
+    route_key: str | None = None
 
 
 @dataclass
@@ -170,6 +172,7 @@ class _BridgeClient(ChatCompletionClient):
                 sampling=self._seat.sampling,
                 response_schema=rules.schema,
                 replicate=rules.replicate,
+                route_key=rules.route_key,
             )
             try:
                 reply = await self._caller.call(

@@ -16,6 +16,7 @@ from types import TracebackType
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
 from fairpanel.agents._plugins import find_provider
 from fairpanel.agents._provider import Provider, Service, SharedService
+from fairpanel.agents._replicas import ReplicaClient, ReplicaHealth, ReplicaSet, guarded
 from fairpanel.agents._secrets import register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
@@ -31,8 +32,14 @@ def endpoint_of(spec: ModelSpec) -> str:
     """A stable name of where requests go, part of every cache key.
 
     The local server's port changes every run, so its endpoint is named by the model, not the URL.
+    A model on replicas is named by its distinct servers, sorted and joined with ``,``: the
+    same whichever replica answers and in whatever order they are listed; several keys on
+    one server keep that server's name (keys never enter cache keys).
     """
-    return find_provider(spec.provider).endpoint(spec)
+    provider = find_provider(spec.provider)
+    if spec.replicas is None:
+        return provider.endpoint(spec)
+    return ",".join(sorted({provider.endpoint(replica) for replica in spec.replica_specs()}))
 
 
 def endpoint_key(spec: ModelSpec) -> str:
@@ -41,6 +48,8 @@ def endpoint_key(spec: ModelSpec) -> str:
     Two specs that differ only in sampling, timeouts or model name on the same server and key
     draw on the same rate limits, so they share one ``EndpointState``.
     """
+    if spec.replicas is not None:
+        return " + ".join(endpoint_key(replica) for replica in spec.replica_specs())
     variable = spec.api_key_env or find_provider(spec.provider).key_variable or ""
     return f"{spec.provider}|{endpoint_of(spec)}|{variable}"
 
@@ -55,6 +64,7 @@ class ModelRegistry:
     def __init__(self) -> None:
         self._clients: dict[str, ModelClient] = {}
         self._endpoints: dict[str, EndpointState] = {}
+        self._replica_sets: dict[str, ReplicaSet] = {}
         self._services: dict[type[SharedService], SharedService] = {}
         self._lock = asyncio.Lock()
 
@@ -71,7 +81,8 @@ class ModelRegistry:
 
     def check_credentials(self, spec: ModelSpec) -> None:
         """Fail before any call when a key is missing, naming the variable (never the value)."""
-        self.api_key(spec)
+        for one in spec.replica_specs() or (spec,):
+            self.api_key(one)
 
     def api_key(self, spec: ModelSpec) -> str:
         """The key ``spec`` carries, read from the environment (``"unused"`` if it takes none)."""
@@ -129,9 +140,37 @@ class ModelRegistry:
         """Counters of every endpoint used so far (429s, retries, waits), by endpoint key."""
         return {key: state.stats() for key, state in sorted(self._endpoints.items())}
 
+    def replica_sets(self) -> dict[str, ReplicaSet]:
+        """The replica sets in use (health and routing of models on replicas), by endpoint."""
+        return {replicas.name: replicas for replicas in self._replica_sets.values()}
+
+    def replica_warnings(self) -> list[str]:
+        """Replicas taken out so far, with their last fault (a run that finished on fewer
+        servers than configured says so)."""
+        return [line for replicas in self._replica_sets.values() for line in replicas.warnings()]
+
     def _build(self, spec: ModelSpec, provider: Provider) -> ModelClient:
+        if spec.replicas is not None:
+            return self._on_replicas(spec, provider)
         created = provider.create(spec, self)
         return self._limited(spec, created) if provider.limited else created
+
+    def _on_replicas(self, spec: ModelSpec, provider: Provider) -> ReplicaClient:
+        """One limited client per replica (each replica's own endpoint state, shared with any
+        other spec on that server and key) over the set's shared health and routing."""
+        replicas = spec.replica_specs()
+        key = endpoint_key(spec)
+        replica_set = self._replica_sets.get(key)
+        if replica_set is None:
+            health = [ReplicaHealth(_replica_name(one)) for one in replicas]
+            replica_set = self._replica_sets[key] = ReplicaSet(endpoint_of(spec), health)
+        clients = [
+            self._limited(one, guarded(provider.create(one, self), health))
+            for one, health in zip(replicas, replica_set.health, strict=True)
+        ]
+        return ReplicaClient(
+            model_id=spec.id, endpoint=endpoint_of(spec), replicas=clients, replica_set=replica_set
+        )
 
     def _limited(self, spec: ModelSpec, client: ModelClient) -> LimitedClient:
         key = endpoint_key(spec)
@@ -165,3 +204,9 @@ class ModelRegistry:
         self._services.clear()
         for service in services:
             await asyncio.to_thread(service.stop)
+
+
+def _replica_name(replica: ModelSpec) -> str:
+    """How messages name one replica: its server, and its key variable when it names one."""
+    variable = f" ({replica.api_key_env})" if replica.api_key_env else ""
+    return endpoint_of(replica) + variable

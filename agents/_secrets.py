@@ -23,8 +23,9 @@ import threading
 import traceback
 from types import TracebackType
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["REDACTED", "redact", "register_secret"]
+__all__ = ["REDACTED", "redact", "register_secret", "url_without_credentials"]
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LENGTH = 8
@@ -112,3 +113,26 @@ def _wrap_log_records() -> None:
         return record
 
     logging.setLogRecordFactory(factory)
+
+
+def url_without_credentials(value: str | None) -> str | None:
+    """The URL is part of cache keys, the manifest and the resolved config: a key in it
+    would be written everywhere."""
+    if value is not None and _credentials_in_url(value):
+        raise ValueError(
+            "base_url must not carry credentials (user:password@ or a key in the query); "
+            "put the key in an environment variable and name it in api_key_env"
+        )
+    return value
+
+
+_SECRET_QUERY_NAME = re.compile(r"(?i)(key|token|secret|password|signature)$|^sig$")
+
+
+def _credentials_in_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return False  # not a URL at all; the client reports it
+    return "@" in parts.netloc or any(_SECRET_QUERY_NAME.search(name) for name, _ in query)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -19,9 +18,17 @@ from fairpanel.agents._plugins import (
     find_provider,
     plugin_providers,
 )
+from fairpanel.agents._replicas import Replica
+from fairpanel.agents._secrets import url_without_credentials
 from fairpanel.agents._types import Sampling
 
-__all__ = ["PROVIDERS", "ChoiceRule", "MockBias", "ModelSpec", "unknown_provider_message"]
+__all__ = [
+    "PROVIDERS",
+    "ChoiceRule",
+    "MockBias",
+    "ModelSpec",
+    "unknown_provider_message",
+]
 
 PROVIDERS = built_in_providers()
 
@@ -206,6 +213,12 @@ class ModelSpec(BaseModel):
     )
     sampling: Sampling = Sampling()
     mock: MockBias | None = None
+    replicas: tuple[Replica, ...] | None = Field(
+        default=None,
+        description="Several servers or keys serving this model: requests go to the "
+        "least-loaded replica, a trial's calls stay on one, a failing replica is taken out "
+        "for a while (see docs/replicas.md)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -243,25 +256,75 @@ class ModelSpec(BaseModel):
             raise ValueError(f"unknown {provider} model {model!r}; known: {', '.join(known)}")
         return value
 
-    @field_validator("base_url")
+    @field_validator("replicas")
     @classmethod
-    def _no_credentials_in_url(cls, value: str | None) -> str | None:
-        """The URL is part of cache keys, the manifest and the resolved config: a key in it
-        would be written everywhere."""
-        if value is not None and _credentials_in_url(value):
+    def _several(cls, value: tuple[Replica, ...] | None) -> tuple[Replica, ...] | None:
+        if value is not None and len(value) < 2:
             raise ValueError(
-                "base_url must not carry credentials (user:password@ or a key in the query); "
-                "put the key in an environment variable and name it in api_key_env"
+                "list at least two replicas; for one server set base_url (and api_key_env) "
+                "on the model itself"
             )
         return value
 
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _one_url(cls, value: Any) -> Any:
+        """A list here is the natural first guess for several servers: point to the field."""
+        if isinstance(value, list | tuple):
+            raise ValueError(
+                "base_url takes one URL; for several servers of one model list them under "
+                "'replicas' (replicas: [{base_url: ...}, {base_url: ...}])"
+            )
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials_in_url(cls, value: str | None) -> str | None:
+        return url_without_credentials(value)
+
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
-        if find_provider(self.provider).needs_base_url and not self.base_url:
+        provider = find_provider(self.provider)
+        if self.replicas is not None:
+            self._check_replicas()
+        elif provider.needs_base_url and not self.base_url:
             raise ValueError(f"an {self.provider} model needs base_url")
         if self.mock is not None and self.provider != "mock":
             raise ValueError("'mock' settings only apply to mock/... models")
         return self
+
+    def _check_replicas(self) -> None:
+        provider = find_provider(self.provider)
+        if not provider.limited or provider.services:
+            raise ValueError(f"{self.provider} models run in-process and take no replicas")
+        seen: set[tuple[str | None, str | None]] = set()
+        for index, replica in enumerate(self.replica_specs()):
+            if provider.needs_base_url and not replica.base_url:
+                raise ValueError(f"replica {index + 1} needs a base_url (or set it on the model)")
+            where = (replica.base_url, replica.api_key_env)
+            if where in seen:
+                raise ValueError(
+                    f"replica {index + 1} repeats another's base_url and api_key_env; "
+                    "replicas must differ in the server or the key"
+                )
+            seen.add(where)
+
+    def replica_specs(self) -> tuple[ModelSpec, ...]:
+        """One spec per replica, each with a single server, key and limits (empty without
+        replicas); the registry builds one limited client from each."""
+        if self.replicas is None:
+            return ()
+        return tuple(
+            self.model_copy(
+                update={
+                    "base_url": replica.base_url or self.base_url,
+                    "api_key_env": replica.api_key_env or self.api_key_env,
+                    "limits": replica.limits or self.limits,
+                    "replicas": None,
+                }
+            )
+            for replica in self.replicas
+        )
 
     @property
     def provider(self) -> str:
@@ -284,15 +347,3 @@ def unknown_provider_message(provider: str) -> str:
         f"unknown provider {provider!r}; built-in: {', '.join(PROVIDERS)}; "
         f"installed plugins ({ENTRY_POINT_GROUP}): {', '.join(plugins) or 'none'}"
     )
-
-
-_SECRET_QUERY_NAME = re.compile(r"(?i)(key|token|secret|password|signature)$|^sig$")
-
-
-def _credentials_in_url(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-        query = parse_qsl(parts.query, keep_blank_values=True)
-    except ValueError:
-        return False  # not a URL at all; the client reports it
-    return "@" in parts.netloc or any(_SECRET_QUERY_NAME.search(name) for name, _ in query)

@@ -78,6 +78,10 @@ class ModelRequest(BaseModel):
     sampling: Sampling = Sampling()
     response_schema: dict[str, Any] | None = None
     replicate: int = 0
+    route_key: str | None = Field(default=None, exclude=True)
+    """Which calls belong together on a model served by several replicas (a trial's pair
+    key): they go to one replica. It says where to ask, not what, so it is excluded from
+    dumps and so from the key: the store answers the call whichever replica first did."""
 
     def key(self) -> str:
         payload = {"v": REQUEST_KEY_VERSION, **self.model_dump(mode="json")}

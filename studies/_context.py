@@ -38,8 +38,11 @@ class ModelPool:
 class StudyContext:
     """What ``Study.run_item`` calls models with; one per item."""
 
-    def __init__(self, pool: ModelPool) -> None:
+    def __init__(self, pool: ModelPool, route_key: str | None = None) -> None:
+        """``route_key`` keeps the item's calls on one replica of a model served by several
+        (the item's key: its turns share that server's prefix cache)."""
         self._pool = pool
+        self._route_key = route_key
         self.call_keys: list[str] = []
 
     async def ask(
@@ -66,6 +69,7 @@ class StudyContext:
             sampling=model.sampling,
             response_schema=schema,
             replicate=replicate,
+            route_key=self._route_key,
         )
         self.call_keys.append(request.key())
         return await self._pool.caller.call(client, request, role)

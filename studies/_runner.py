@@ -110,6 +110,7 @@ async def run_study(
             progress=progress,
             max_failures=max_failures,
         )
+        session.report_replicas(warn)
         return _summary(study, session, outcome.run, outcome.stopped)
 
 
@@ -147,7 +148,7 @@ def _summary(
 
 
 async def _run_one(study: Study[Any, Any], item: ItemSpec, pool: ModelPool) -> StudyItemRecord:
-    context = StudyContext(pool)
+    context = StudyContext(pool, route_key=item.key())
     result: dict[str, Any] | None = None
     error: str | None = None
     try:

@@ -157,6 +157,7 @@ async def _responses_for(
             endpoint=client.endpoint,
             messages=tuple(Message(role=role, content=text) for role, text in pairs),
             sampling=sampling,
+            route_key=scenario.id,  # the rewrite repeats the first answer's prompt
         )
         reply = await caller.call(client, request, "responder")
         texts[index] = reply.text.strip()
@@ -227,6 +228,7 @@ async def run_experiment(
         )
         # A design problem only the responses reveal: the same answer written twice.
         report_similar_responses(store, session.warnings, warn)
+        session.report_replicas(warn)
         statuses = {key: (status, error) for key, _, status, error, _ in store.iter_trials()}
         counts: dict[str, int] = {"ok": 0, "failed": 0}
         failures: dict[str, int] = {}

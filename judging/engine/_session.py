@@ -58,6 +58,13 @@ class RunSession:
     def usage(self, prices: dict[str, Price]) -> RunUsage:
         return run_usage(self.store, self.caller, prices)
 
+    def report_replicas(self, warn: Callable[[str], None] | None) -> None:
+        """Add a warning per replica taken out during the run (summary.json), printed too."""
+        for line in self.registry.replica_warnings():
+            self.warnings.append(line)
+            if warn is not None:
+                warn(line)
+
 
 @asynccontextmanager
 async def open_run_session(

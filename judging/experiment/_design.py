@@ -95,6 +95,24 @@ class TrialSpec(BaseModel):
         payload = canonical_json(data)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
+    def route_key(self) -> str:
+        """The trial's pair key: what its paired contrasts hold fixed. A single trial's is its
+        scenario with every label (scenario, signal, treatment, replicate, seed, category); a
+        pair trial's adds the two labels, unordered, so it joins the four arrangements of one
+        pair of labels (both label orders, both response orders). The arm, the injection and
+        the panel stay out. Every trial sharing it, and every call of each, goes to one
+        replica of a model on several, so the label, position, injection and panel contrasts
+        never mix servers and the shared context stays in one server's prefix cache. Not part
+        of ``key()``."""
+        unit = self.model_dump(
+            mode="json",
+            include={"protocol", "scenario_id", "category", "signal", "treatment"}
+            | {"replicate", "seed"},
+        )
+        if self.protocol == "pair":
+            unit["pair"] = sorted(self.identities)
+        return hashlib.sha256(canonical_json(unit).encode("utf-8")).hexdigest()[:24]
+
 
 _ADDED_FIELDS: dict[str, object] = {"injection": None, "panel": None, "answer_format": "json"}
 

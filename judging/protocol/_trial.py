@@ -215,6 +215,7 @@ async def run_trial(
         max_reasks=spec.max_reasks,
         replicate=spec.replicate,
         role_prefix=f"{spec.panel} judge" if spec.panel else "judge",
+        route_key=spec.route_key(),
     )
     status, error = "ok", None
     try:
