@@ -14,6 +14,14 @@ from fairpanel.agents._autogen_panel import (
     run_debate,
     run_single_turn,
 )
+from fairpanel.agents._batch_api import (
+    BatchApi,
+    BatchItemResult,
+    BatchSettings,
+    BatchStatus,
+    Execution,
+    openai_batch_line,
+)
 from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger
 from fairpanel.agents._limits import (
     EndpointLimits,
@@ -64,6 +72,10 @@ __all__ = [
     "REDACTED",
     "AnswerRules",
     "AnthropicClient",
+    "BatchApi",
+    "BatchItemResult",
+    "BatchSettings",
+    "BatchStatus",
     "CachingCaller",
     "CallCache",
     "CallLedger",
@@ -72,6 +84,7 @@ __all__ = [
     "DebateRound",
     "EndpointLimits",
     "EndpointState",
+    "Execution",
     "LimitStats",
     "LimitedClient",
     "LocalModelServer",
@@ -101,6 +114,7 @@ __all__ = [
     "estimate_tokens",
     "find_provider",
     "mock_reply",
+    "openai_batch_line",
     "plugin_providers",
     "redact",
     "register_secret",

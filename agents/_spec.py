@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fairpanel.agents._batch_api import BatchSettings, Execution
 from fairpanel.agents._limits import EndpointLimits
 from fairpanel.agents._plugins import (
     ENTRY_POINT_GROUP,
@@ -206,6 +207,15 @@ class ModelSpec(BaseModel):
     )
     sampling: Sampling = Sampling()
     mock: MockBias | None = None
+    execution: Execution | None = Field(
+        default=None,
+        description="'batch' sends this model's calls through its provider's batch API (half "
+        "the price, answers within 24 hours), 'online' one call at a time; unset: the "
+        "experiment's execution",
+    )
+    batch: BatchSettings = Field(
+        default=BatchSettings(), description="Retries, polling and flushing of batch mode"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -261,6 +271,8 @@ class ModelSpec(BaseModel):
             raise ValueError(f"an {self.provider} model needs base_url")
         if self.mock is not None and self.provider != "mock":
             raise ValueError("'mock' settings only apply to mock/... models")
+        if self.execution == "batch" and find_provider(self.provider).batch is None:
+            raise ValueError(f"{self.provider} has no batch API: execution must be 'online'")
         return self
 
     @property
