@@ -22,7 +22,14 @@ from fairpanel.agents._batch_api import (
     Execution,
     openai_batch_line,
 )
-from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger
+from fairpanel.agents._batching import (
+    BatchCollector,
+    BatchDispatcher,
+    BatchLedger,
+    BatchStats,
+    OpenBatch,
+)
+from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger, RoleAwareClient
 from fairpanel.agents._limits import (
     EndpointLimits,
     EndpointState,
@@ -73,8 +80,12 @@ __all__ = [
     "AnswerRules",
     "AnthropicClient",
     "BatchApi",
+    "BatchCollector",
+    "BatchDispatcher",
     "BatchItemResult",
+    "BatchLedger",
     "BatchSettings",
+    "BatchStats",
     "BatchStatus",
     "CachingCaller",
     "CallCache",
@@ -99,9 +110,11 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSpec",
+    "OpenBatch",
     "PluginError",
     "Provider",
     "ProviderRun",
+    "RoleAwareClient",
     "Sampling",
     "SamplingReport",
     "Seat",

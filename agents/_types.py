@@ -119,6 +119,8 @@ class ModelReply(BaseModel):
     from_cache: bool = False
     served_model: str | None = None
     fingerprint: str | None = None
+    batch_id: str | None = None
+    """The provider's batch that answered (None: an online call), priced at the batch rate."""
 
 
 class ModelCallError(RuntimeError):
