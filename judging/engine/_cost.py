@@ -20,8 +20,13 @@ def _dollars(usage: Usage, price: Price) -> float:
     ) / 1_000_000
 
 
-def cost_of(usage_by_model: dict[str, Usage], prices: dict[str, Price]) -> dict[str, Any]:
-    """USD for the tokens of each model; models without a price are listed, not guessed."""
+def cost_of(
+    usage_by_model: dict[str, Usage],
+    prices: dict[str, Price],
+    batched: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """USD for the tokens of each model; models without a price are listed, not guessed.
+    Models in ``batched`` are priced with their ``batch_discount`` taken off."""
     total = 0.0
     by_model: dict[str, float] = {}
     unpriced = []
@@ -32,6 +37,8 @@ def cost_of(usage_by_model: dict[str, Usage], prices: dict[str, Price]) -> dict[
                 unpriced.append(model)
             continue
         dollars = _dollars(usage, price)
+        if model in batched:
+            dollars *= 1.0 - price.batch_discount
         by_model[model] = round(dollars, 6)
         total += dollars
     return {"total_usd": round(total, 6), "by_model": by_model, "unpriced_models": unpriced}
