@@ -237,7 +237,9 @@ class BatchDispatcher:
                 errors += 1
                 if errors >= _MAX_POLL_ERRORS:
                     self._release(items)
-                    error = ModelCallError(f"batch {batch_id} could not be polled: {exc}")
+                    error = ModelCallError(
+                        f"batch {batch_id} could not be polled: {exc}", retryable=True
+                    )
                     for key in items:
                         self._reject(key, error)
                     return None

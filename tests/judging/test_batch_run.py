@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from conftest import WriteExperiment, read_json
-from helpers.fakes import BatchPlan, FakeOpenAIBatchServer
-from helpers.judges import SECRET
+from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchServer
+from helpers.judges import SECRET, anthropic_judge_like
 from helpers.judges import openai_judge_like as judge_like
 
 import fairpanel
@@ -97,6 +97,22 @@ def test_a_batched_run_goes_round_by_round_at_the_batch_price(
     stored = _table(tmp_path / "run" / "fairpanel.sqlite", "SELECT key FROM calls")
     assert keys == {key for (key,) in stored}
     assert outcome is not None
+
+
+def test_a_batched_run_on_message_batches(
+    write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    with FakeAnthropicBatchServer(anthropic_judge_like, api_key=SECRET) as server:
+        text = EXPERIMENT.format(execution="batch", base_url=server.base_url)
+        text = text.replace("openai-compatible/judge", "anthropic/judge")
+        fairpanel.run(write_experiment(text), tmp_path / "run", report=False)
+        sizes = [len(server.book.batches[b].requests) for b in server.book.created]
+        online = len(server.requests) - len(server.book.created)  # creations are POSTs too
+    summary = read_json(tmp_path / "run" / "summary.json")
+    trials = summary["trials_total"]
+    assert summary["trials_ok"] == trials and online == 0
+    assert sizes == [2, 2] + [trials] * 6 and sum(sizes) == summary["calls_made"]
+    assert summary["cost"]["batch_usd"] == pytest.approx(summary["cost"]["total_usd"]) != 0
 
 
 def test_switching_modes_reuses_the_calls_already_made(
