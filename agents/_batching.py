@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from fairpanel.agents._batch_api import BatchApi, BatchItemResult, BatchSettings, BatchStatus
 from fairpanel.agents._calls import CallCache
@@ -166,8 +166,8 @@ class BatchDispatcher:
             self._spawn(self._send(chunk))
         self._queue = {}
 
-    def _spawn(self, work: object) -> None:
-        task: asyncio.Task[None] = asyncio.create_task(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -115,18 +115,34 @@ def test_a_batched_run_on_message_batches(
     assert summary["cost"]["batch_usd"] == pytest.approx(summary["cost"]["total_usd"]) != 0
 
 
+def _forget_trials(db_path: Path) -> None:
+    """Keep the calls, drop the trials: the next run re-runs every trial from the cache."""
+    with sqlite3.connect(db_path) as db:
+        db.execute("DELETE FROM turns")
+        db.execute("DELETE FROM trials")
+    db.close()
+
+
+@pytest.mark.parametrize("first", ["online", "batch"])
 def test_switching_modes_reuses_the_calls_already_made(
-    write_experiment: WriteExperiment, tmp_path: Path
+    write_experiment: WriteExperiment, tmp_path: Path, first: str
 ) -> None:
+    second = "batch" if first == "online" else "online"
+    out = tmp_path / "run"
     with FakeOpenAIBatchServer(judge_like, api_key=SECRET) as server:
-        online = write_experiment(EXPERIMENT.format(execution="online", base_url=server.base_url))
-        fairpanel.run(online, tmp_path / "run", report=False)
-        made_online = _chat_requests(server)
-        batched = write_experiment(
-            EXPERIMENT.format(execution="batch", base_url=server.base_url), "b.yaml"
+        before = write_experiment(EXPERIMENT.format(execution=first, base_url=server.base_url))
+        fairpanel.run(before, out, report=False)
+        sent = (_chat_requests(server), len(server.book.created))
+        assert sent[0 if first == "online" else 1] > 0
+        _forget_trials(out / "fairpanel.sqlite")
+        after = write_experiment(
+            EXPERIMENT.format(execution=second, base_url=server.base_url), "b.yaml"
         )
-        fairpanel.run(batched, tmp_path / "run", report=False, retry_failed=True)
-        assert made_online > 0 and server.book.created == []
+        fairpanel.run(after, out, report=False)
+        assert (_chat_requests(server), len(server.book.created)) == sent  # nothing new sent
+    summary = read_json(out / "summary.json")
+    assert summary["trials_ok"] == summary["trials_total"]
+    assert summary["calls_made"] == 0 and summary["calls_cached"] > 0
 
 
 def _run(path: Path, out: Path) -> subprocess.Popen[bytes]:
