@@ -181,6 +181,11 @@ def estimate(config: ExperimentConfig) -> Estimate:
     result.wall_seconds, note = _wall_time(config, tally)
     result.notes.append(note)
     result.batch = batch_plan(config, tally.tokens, steps)
+    if result.batch is not None:
+        result.notes.append(
+            "batch mode: the batch price, and the batches one after another times "
+            "batch.expected_turnaround_s (a provider may take up to 24 h per batch)"
+        )
     return result
 
 
