@@ -54,8 +54,9 @@ class Run:
     def __init__(self, registry: ModelRegistry, store: Store, server: Fake, files: Path) -> None:
         spec = _spec(server)
         self.store = store
+        self.api = registry.batch_api(spec)
         self.dispatcher = BatchDispatcher(
-            registry.batch_api(spec),
+            self.api,
             store.batches,
             store,
             scope=spec.id,
@@ -115,6 +116,24 @@ async def test_each_round_of_every_trial_goes_out_as_one_batch(run: Run, server:
     assert len(states) == 3 and all(closed == 1 for _, closed in states)
     files = sorted((run.store.path.parent / "batches").glob("*.jsonl"))
     assert len(files) == 3 and all(len(f.read_text().splitlines()) == 5 for f in files)
+
+
+async def test_a_round_larger_than_the_provider_takes_is_split(run: Run, server: Fake) -> None:
+    run.api.max_requests = 2  # type: ignore[misc]
+    await asyncio.gather(*(run.ask(f"item {i}") for i in range(5)))
+    assert sorted(len(server.book.batches[b].requests) for b in server.book.created) == [1, 2, 2]
+    server.book.created.clear()
+    run.api.max_requests = 100  # type: ignore[misc]
+    line = len(run.api.wire_line("k" * 64, _request_of(run, "item 0")))
+    run.api.max_bytes = 2 * line + 10  # type: ignore[misc]
+    await asyncio.gather(*(run.ask(f"item {i}") for i in range(5, 10)))
+    assert sorted(len(server.book.batches[b].requests) for b in server.book.created) == [1, 2, 2]
+
+
+def _request_of(run: Run, text: str) -> ModelRequest:
+    return ModelRequest(
+        model=run.client.model_id, endpoint="e", messages=(Message(role="user", content=text),)
+    )
 
 
 async def test_a_stored_answer_is_never_batched(run: Run, server: Fake) -> None:
