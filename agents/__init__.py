@@ -45,6 +45,7 @@ from fairpanel.agents._plugins import (
     plugin_providers,
 )
 from fairpanel.agents._provider import Provider, ProviderRun, SharedService
+from fairpanel.agents._quota import QuotaReading, QuotaWindow, quota_from_headers
 from fairpanel.agents._registry import (
     MissingApiKeyError,
     ModelRegistry,
@@ -69,6 +70,7 @@ from fairpanel.agents.providers import (
     LocalModelServer,
     LocalModelUnavailableError,
     MockClient,
+    local_threads,
     mock_reply,
     smollm2_weights,
 )
@@ -114,6 +116,8 @@ __all__ = [
     "PluginError",
     "Provider",
     "ProviderRun",
+    "QuotaReading",
+    "QuotaWindow",
     "RoleAwareClient",
     "Sampling",
     "SamplingReport",
@@ -126,9 +130,11 @@ __all__ = [
     "endpoint_of",
     "estimate_tokens",
     "find_provider",
+    "local_threads",
     "mock_reply",
     "openai_batch_line",
     "plugin_providers",
+    "quota_from_headers",
     "redact",
     "register_secret",
     "retry_after_from_headers",

@@ -5,6 +5,10 @@ hit one endpoint, a 429 seen by one of them means all of them must slow down. So
 keeps one ``EndpointState`` per endpoint (provider + URL + key variable) and wraps every client
 on it in a ``LimitedClient`` that takes its slots, pacing and pauses from that shared state.
 
+Once the endpoint's replies report their quota (OpenAI's and Anthropic's rate-limit headers,
+see ``_quota``), pacing follows what the server says; the configured per-minute limits and the
+slowdown after 429s are the fallback for servers that report nothing.
+
 The SDK clients underneath are built with ``max_retries=0``: retrying in two layers would
 multiply the attempts and hide 429s from the shared pacing.
 """
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 from aiolimiter import AsyncLimiter
 from pydantic import BaseModel, ConfigDict, Field
 
+from fairpanel.agents._quota import QuotaGate, QuotaReading, QuotaTicket
 from fairpanel.agents._types import (
     ModelCallError,
     ModelClient,
@@ -96,6 +101,10 @@ class LimitStats:
     max_in_flight_seen: int
     slowdown: float
     """Current pacing stretch (1.0 = none)."""
+    quota_paced: bool = False
+    """Whether the endpoint's replies reported their request quota (so it paced from them)."""
+    quota_waits: int = 0
+    """Times a caller waited for the reported quota to come back."""
 
 
 def retry_after_from_headers(headers: Mapping[str, str] | None) -> float | None:
@@ -164,6 +173,7 @@ class EndpointState:
         )
         self._wait_s = 0.0
         self._max_in_flight_seen = 0
+        self._quota = QuotaGate()
 
     def _configure(self, limits: EndpointLimits) -> None:
         self.limits = limits
@@ -195,6 +205,8 @@ class EndpointState:
             wait_s=round(self._wait_s, 3),
             max_in_flight_seen=self._max_in_flight_seen,
             slowdown=round(self._slowdown, 3),
+            quota_paced=self._quota.paces_requests,
+            quota_waits=self._quota.waits,
         )
 
     async def _sleep(self, seconds: float) -> None:
@@ -209,8 +221,9 @@ class EndpointState:
             await self._sleep(remaining)
 
     async def _pace(self) -> None:
-        """After a 429 the starts are spaced by a stretched interval until it recovers."""
-        if self._slowdown <= 1.0:
+        """After a 429 the starts are spaced by a stretched interval until it recovers (unless
+        the server reports its quota: then that paces)."""
+        if self._slowdown <= 1.0 or self._quota.paces_requests:
             return
         now = time.monotonic()
         start = max(now, self._next_start)
@@ -218,30 +231,54 @@ class EndpointState:
         await self._sleep(start - now)
 
     @asynccontextmanager
-    async def attempt(self, request: ModelRequest) -> AsyncIterator[None]:
-        """Hold a connection slot and the quota for one attempt at ``request``.
+    async def attempt(self, request: ModelRequest) -> AsyncIterator[QuotaTicket]:
+        """Hold a connection slot and the quota for one attempt at ``request``; pass the
+        ticket and the quota its reply reported to ``observe``.
 
         The slot is taken first so the quota is spent right before the request is sent:
-        tokens acquired while queueing for a slot would let sends bunch up afterwards.
+        tokens acquired while queueing for a slot would let sends bunch up afterwards. The
+        reported quota is checked last and spent with no await in between, so two callers
+        cannot start on the same room.
         """
+        quota = self._quota
         async with self._slots:
+            tokens = estimate_tokens(request)
             while True:
                 await self._wait_for_pause()
-                if self._requests is not None:
-                    await self._requests.acquire()
-                if self._tokens is not None:
-                    need = min(estimate_tokens(request), self._tokens.max_rate)
-                    await self._tokens.acquire(need)
+                # The configured limits pace until the server reports its quota; a wait on
+                # them ends early once it does (the loop then paces from the report).
+                requests, tokens_limiter = self._requests, self._tokens
+                if (
+                    requests is not None
+                    and not quota.paces_requests
+                    and not await quota.configured(requests, 1, "requests")
+                ):
+                    continue
+                if (
+                    tokens_limiter is not None
+                    and not quota.paces_tokens
+                    and not await quota.configured(
+                        tokens_limiter, min(tokens, tokens_limiter.max_rate), "tokens"
+                    )
+                ):
+                    continue
                 await self._pace()
+                await quota.admit(tokens)
                 if self._paused_until <= time.monotonic():
                     break  # else a 429 arrived meanwhile: wait it out too
+            ticket = quota.issue(tokens)
             self._counts["attempts"] += 1
             self._in_flight += 1
             self._max_in_flight_seen = max(self._max_in_flight_seen, self._in_flight)
             try:
-                yield
+                yield ticket
             finally:
                 self._in_flight -= 1
+                quota.release(ticket)
+
+    def observe(self, ticket: QuotaTicket, reading: QuotaReading | None) -> None:
+        """Note the quota an attempt's reply (or error) reported."""
+        self._quota.observe(ticket, reading)
 
     def succeeded(self) -> None:
         self._counts["successes"] += 1
@@ -308,12 +345,14 @@ class LimitedClient:
         rate_limit_wait = 0.0
         last_text: str | None = None
         while True:
-            async with self._state.attempt(request):
+            async with self._state.attempt(request) as ticket:
                 try:
                     reply = await self._inner.complete(request)
                 except ModelCallError as exc:
                     error = exc
+                    self._state.observe(ticket, exc.quota)
                 else:
+                    self._state.observe(ticket, reply.quota)
                     self._state.succeeded()
                     return reply
             text = str(error)

@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fairpanel.agents._quota import QuotaReading
 from fairpanel.agents._secrets import redact
 
 __all__ = [
@@ -108,6 +109,9 @@ class ModelReply(BaseModel):
     configuration it reported (OpenAI's ``system_fingerprint``, else a version header the
     response carried). Both are None when the server says nothing: they are stored with every
     call so that a judge silently swapped behind the same name shows up in the run's record.
+
+    ``quota`` is the rate-limit quota the reply's headers reported, for the endpoint's pacing;
+    it describes the moment, not the answer, so it is neither stored nor serialised.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -119,6 +123,7 @@ class ModelReply(BaseModel):
     from_cache: bool = False
     served_model: str | None = None
     fingerprint: str | None = None
+    quota: QuotaReading | None = Field(default=None, exclude=True, repr=False)
     batch_id: str | None = None
     """The provider's batch that answered (None: an online call), priced at the batch rate."""
 
@@ -128,7 +133,8 @@ class ModelCallError(RuntimeError):
 
     ``retry_after`` is the wait in seconds the server asked for (Retry-After headers), so the
     endpoint's limiter can pause every caller instead of guessing; ``status`` is the HTTP
-    status when there was one, so 429s can be counted apart from other failures.
+    status when there was one, so 429s can be counted apart from other failures; ``quota``
+    the rate-limit quota the error response's headers reported.
     """
 
     def __init__(
@@ -138,11 +144,13 @@ class ModelCallError(RuntimeError):
         retryable: bool = False,
         retry_after: float | None = None,
         status: int | None = None,
+        quota: QuotaReading | None = None,
     ) -> None:
         super().__init__(redact(message))  # providers may echo a key in their error bodies
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
+        self.quota = quota
 
 
 @runtime_checkable

@@ -4,8 +4,8 @@ When every run showed its judges the very same candidate responses in the very s
 (``fairpanel.run_folder`` decides that from the stores), the runs' panels stand to each other
 as the panels of one multi-panel run do: each unit (scenario, answers, order, arm, treatment,
 signal, replicate) was judged by every one of them. So they are compared the way those panels
-are, by ``panel_differences`` (per matched unit, tested over base scenarios, one Holm over
-everything) and ranked by ``panel_ranks`` (the paired cluster bootstrap), instead of as
+are, by ``panel_differences`` (per matched unit, tested over base scenarios, one weighted Holm
+over everything) and ranked by ``panel_ranks`` (the paired cluster bootstrap), instead of as
 independent estimates (``compare_runs``), which counts every scenario's own pull toward a label
 twice and misses differences of the size the pairing finds.
 """
@@ -32,7 +32,7 @@ _SHOWN = 5
 
 
 def _pair_lines(comparison: PanelComparison, a: str, b: str) -> list[str]:
-    """What the summary says about one pair of panels: the differences Holm called, or that
+    """What the summary says about one pair of panels: the differences the procedure called, or that
     none was and the one nearest to being called."""
     mine = [row for row in comparison.differences if (row.panel_a, row.panel_b) == (a, b)]
     called = sorted((r for r in mine if r.called), key=lambda r: float(r.p_adjusted or 1.0))
@@ -86,7 +86,7 @@ def compare_paired(
     multi-panel run as ``<run>/<panel>``), named as the keys of ``frames_by_panel``: each
     panel's frames of the main arm under the baseline treatment. ``reason`` says why the runs
     could be paired. The leaderboard rows carry the panel's ``rank_interval``; ``paired`` holds
-    every paired difference (one Holm procedure) and ``comparisons`` (the independent
+    every paired difference (one weighted Holm procedure) and ``comparisons`` (the independent
     comparison's rows) stays empty.
     """
     sorted_by = sort_block(sort)

@@ -254,7 +254,7 @@ def agreement_row(
     n_boot: int,
 ) -> PanelDifferenceRow:
     """The agreement difference of panels ``names`` (a, b) on one measure, b - a, with the
-    paired bootstrap's interval and p (uncorrected; the caller's Holm corrects it)."""
+    paired bootstrap's interval and p (uncorrected; the caller's procedure corrects it)."""
     a, b = names
     name = f"panel_diff:agreement:{measure.name.replace(' ', ':')}:{a}-vs-{b}"
     result = alpha_difference(

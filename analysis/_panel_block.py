@@ -1,6 +1,6 @@
 """results.json's ``panel_comparison``: the panels of one run on the same trials, as a reader
-takes them in: a leaderboard with rank intervals, the paired differences with their one Holm
-procedure, and the sentences that say which differences are real.
+takes them in: a leaderboard with rank intervals, the paired differences with their one
+weighted Holm procedure, and the sentences that say which differences are real.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ of a multi-panel run and by the comparison of two independent runs.
 ``panel_test_outcomes`` reads one simulated multi-panel run two ways:
 
 - paired, as the run itself does: ``panel_differences`` on the panels' frames (every pair of
-  panels, unit by unit, one Holm procedure over every difference of the run);
+  panels, unit by unit, one weighted Holm procedure over every difference of the run);
 - independent, as ``fairpanel compare`` does for runs that share no trials: each panel's own
   ``verdict_statistics`` (the headline rule), and for every pair of panels each primary
   contrast and the position bias compared by ``difference_of_estimates`` (a normal interval
@@ -95,8 +95,11 @@ def _paired(
             sign = _direction(*_sides(row), planted[category])
             if _in_planted_direction(sign, row.difference):
                 detected[category] = True
+    weights = [row.weight for row in rows if row.kind in ("single", "pair") and row.weight]
     return {
         "tests": comparison.tests,
+        # A primary difference is tested as in a Bonferroni family of 1 / its weight.
+        "family": 1.0 / float(max(weights)) if weights else float(comparison.tests),
         "called": any(row.called for row in rows if row.kind in EQUAL_KINDS),
         "agreement_called": any(row.called for row in rows if row.kind == "agreement"),
         "detected": detected,
@@ -168,8 +171,10 @@ def _independent(
         planted_pair = row["pair"] == pair and row["category"] in planted
         if row["real"] and planted_pair and _in_planted_direction(row["sign"], row["difference"]):
             detected[row["category"]] = True
+    tests = sum(row["p_value"] is not None for row in rows)
     return {
-        "tests": sum(row["p_value"] is not None for row in rows),
+        "tests": tests,
+        "family": float(tests),
         "called": any(row["real"] for row in rows),
         "detected": detected,
     }
@@ -186,7 +191,9 @@ def panel_test_outcomes(
     seed: int = 0,
 ) -> dict[str, Any]:
     """One simulated multi-panel run read by the paired analysis and by the independent
-    comparison: per analysis, ``tests`` (its Holm family's size), ``called`` (any difference
+    comparison: per analysis, ``tests`` (how many differences it tested), ``family`` (the
+    Bonferroni family a primary difference is first tested in: the tests for Holm, 1 / the
+    primary weight for the paired weighted Holm), ``called`` (any difference
     called among ``EQUAL_KINDS``; the independent family holds primary contrasts and position
     only), ``detected`` per category of ``targets`` (category -> (planted, reference) labels):
     whether the planted pair ``pair`` = (a, b) was told apart on a primary contrast of the
@@ -300,13 +307,15 @@ def panel_calibration_tables(
     each rate with its exact interval, from
     one row per (simulated run, design size, category) with ``scale``, ``size``, ``rep``,
     ``category`` and, for ``paired`` and ``independent``, ``<analysis>_called``,
-    ``<analysis>_tests`` and ``<analysis>_detected``, plus ``agreement_called``."""
+    ``<analysis>_tests``, ``<analysis>_family`` (optional: the tests when absent) and
+    ``<analysis>_detected``, plus ``agreement_called``."""
     one_per_run = runs.drop_duplicates(["scale", "size", "rep"])
     null = one_per_run.loc[one_per_run["size"] == 0]
     power = _power(runs.loc[(runs["size"] != 0) & runs["category"].notna()], confidence)
     recommended = {}
     for name in ANALYSES:
-        family = one_per_run.groupby("scale")[f"{name}_tests"].mean()
+        column = f"{name}_family" if f"{name}_family" in runs else f"{name}_tests"
+        family = one_per_run.groupby("scale")[column].mean()
         rows = [{**row, "power": row[name]} for row in power]
         families = {str(k): float(v) for k, v in family.items()}
         chosen = _recommended(rows, scales, families, alpha)

@@ -1,4 +1,4 @@
-"""Judge panels compared on the very same trials: paired differences under one Holm procedure.
+"""Judge panels compared on the very same trials: paired differences under one weighted Holm.
 
 Every panel of a multi-panel run judges exactly the same units (scenario, answers, order, arm,
 treatment, signal, replicate); only the judges differ. So a panel's effect can be subtracted
@@ -9,8 +9,13 @@ every other contrast (``_cluster``). Comparing the two panels' estimates as if t
 independent runs (``_compare``) counts each scenario's pull twice and misses differences of the
 size the paired test finds. Position bias (order twins), parse failures (trial units) and
 agreement (Krippendorff's alpha, by a paired cluster bootstrap) are compared the same way, and
-one Holm procedure covers every difference of every pair of panels, so asking about more
-panels or more kinds does not manufacture differences.
+one procedure covers every difference of every pair of panels, so asking about more panels or
+more kinds does not manufacture differences. It is Holm's weighted one: the question a
+comparison of judges answers is whose identity effects are larger, so the primary contrasts
+share PRIMARY_WEIGHT of alpha and the rest (position, parse failures, agreement) the
+remainder. The family-wise error over all of them stays at alpha; with plain Holm the extra
+kinds tripled the family and cost the paired analysis the power its pairing had won
+(docs/compare.md, simulate's panel comparison).
 """
 
 from __future__ import annotations
@@ -47,13 +52,19 @@ from fairpanel.analysis._matched import (
     match_units,
     primary_contrasts,
 )
-from fairpanel.analysis._multitest import holm
+from fairpanel.analysis._multitest import weighted_holm
 from fairpanel.analysis._panel_agreement import agreement_row, panel_coincidences
 from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, sentence
 from fairpanel.analysis._position import SECOND_RESPONSE_INDEX, TWIN, order_twins
 from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_cluster_means, seed_for
 
-__all__ = ["panel_differences"]
+__all__ = ["PRIMARY_WEIGHT", "panel_differences"]
+
+PRIMARY_WEIGHT = 0.8
+"""The share of alpha the primary-contrast differences split evenly; the other differences
+split the rest (all of it goes to one kind when the other has no test)."""
+
+_PRIMARY_KINDS = frozenset(SCALES)
 
 _TRIAL_UNIT = (
     "arm", "treatment", "signal", PROTOCOL, BASE_ID, SCENARIO_ID, "replicate", CATEGORY,
@@ -277,13 +288,30 @@ def _pair_rows(
     return rows
 
 
-def _procedure(tests: int, pairs: int, alpha: float) -> str:
+def _weights(rows: Sequence[PanelDifferenceRow]) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Each tested row's share of alpha: PRIMARY_WEIGHT split evenly over the primary
+    contrasts, the rest over the other kinds (each family's share renormalised away when the
+    other family is empty)."""
+    primary = np.array([row.kind in _PRIMARY_KINDS for row in rows], dtype=bool)
+    n_primary, n_other = int(primary.sum()), int((~primary).sum())
+    share = PRIMARY_WEIGHT if n_primary and n_other else float(bool(n_primary))
+    return np.where(primary, share / max(n_primary, 1), (1.0 - share) / max(n_other, 1)).astype(
+        float
+    )
+
+
+def _procedure(rows: Sequence[PanelDifferenceRow], pairs: int, alpha: float) -> str:
+    tested = [row for row in rows if row.p_value is not None]
+    primary = sum(row.kind in _PRIMARY_KINDS for row in tested)
     return (
-        f"Holm over all {tests} tested panel differences of the run ({pairs} pair"
-        f"{'' if pairs == 1 else 's'} of panels; primary contrasts, position bias, parse "
-        f"failures and agreement together; family-wise error at {alpha:g}); a difference is "
-        f"called when its Holm-adjusted p < {alpha:g}; below {MIN_BASES} base scenarios a "
-        "difference is estimated but not tested"
+        f"weighted Holm over all {len(tested)} tested panel differences of the run ({pairs} "
+        f"pair{'' if pairs == 1 else 's'} of panels; family-wise error at {alpha:g} over all of "
+        f"them): the {primary} primary contrasts share {PRIMARY_WEIGHT:.0%} of alpha and the "
+        f"{len(tested) - primary} others (position bias, parse failures, agreement) the rest "
+        "(each family's share goes to the other when it has no test), and a test's weight "
+        "passes on to those left once it is called; a difference is called when its adjusted "
+        f"p < {alpha:g}; below {MIN_BASES} base scenarios a difference is estimated but not "
+        "tested"
     )
 
 
@@ -297,7 +325,7 @@ def panel_differences(
 ) -> PanelComparison:
     """Every pair of panels (in the given order: a vs b, reported as b minus a) compared on
     the units both judged: each primary contrast, position bias, parse failures and
-    agreement, one Holm procedure over all of them.
+    agreement, one weighted Holm procedure over all of them (PRIMARY_WEIGHT).
 
     ``frames_by_panel`` maps a panel's name to its frames of one arm (e.g.
     ``frames.where(arm="main", panel=name)``); the bootstrap intervals are seeded from
@@ -319,11 +347,17 @@ def panel_differences(
             names = (a.name, b.name)
             rows.append(agreement_row(names, measure, pair, seed, confidence, bootstrap_reps))
     tested = [index for index, row in enumerate(rows) if row.p_value is not None]
-    adjusted = holm(np.array([rows[index].p_value for index in tested], dtype=float))
-    for index, p_adjusted in zip(tested, adjusted, strict=True):
-        called = bool(p_adjusted < alpha)
+    weights = _weights([rows[index] for index in tested])
+    adjusted = weighted_holm(
+        np.array([rows[index].p_value for index in tested], dtype=float), weights
+    )
+    for index, p_adjusted, weight in zip(tested, adjusted, weights, strict=True):
         rows[index] = rows[index].model_copy(
-            update={"p_adjusted": float(p_adjusted), "called": called}
+            update={
+                "p_adjusted": float(p_adjusted),
+                "weight": float(weight),
+                "called": bool(p_adjusted < alpha),
+            }
         )
     rows = [row.model_copy(update={"sentence": sentence(row, alpha)}) for row in rows]
     untested = Counter(row.reason or "no p-value" for row in rows if row.p_value is None)
@@ -337,7 +371,7 @@ def panel_differences(
         min_bases=MIN_BASES,
         tests=len(tested),
         called=[row.id for row in rows if row.called],
-        procedure=_procedure(len(tested), pairs, alpha),
+        procedure=_procedure(rows, pairs, alpha),
         differences=rows,
         warnings=warnings,
     )

@@ -3,8 +3,8 @@
 A row says how panel b differs from panel a on one thing both measured on the same units: a
 primary contrast, position bias, parse failures or agreement. Its sentence is what a reader
 takes away, so it says which panel's effect is *larger* (further from no effect, in panel a's
-direction) rather than leaving the sign of "b - a" to be decoded, and a difference Holm does not
-call is "not separable", never "the same".
+direction) rather than leaving the sign of "b - a" to be decoded, and a difference the procedure
+does not call is "not separable", never "the same".
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ class PanelDifferenceRow(ResultsModel):
     matched units (its alpha, for agreement); ``difference`` = b - a, with the interval the
     test rests on (``ci_low``/``ci_high``: the t interval, or the bootstrap interval for
     agreement) and the cluster bootstrap's percentile interval beside it. ``p_adjusted`` is
-    Holm over every difference of the run; ``called`` is ``p_adjusted < alpha``, None when the
-    row was not tested (``reason`` says why).
+    weighted Holm over every difference of the run, ``weight`` the row's share of alpha in it
+    (its family's share, split evenly); ``called`` is ``p_adjusted < alpha``, None when the row
+    was not tested (``reason`` says why).
     """
 
     id: str
@@ -52,6 +53,7 @@ class PanelDifferenceRow(ResultsModel):
     confidence: Number = 0.95
     p_value: Number | None = None
     p_adjusted: Number | None = None
+    weight: Number | None = None
     called: bool | None = None
     n_units: int = 0
     n_bases: int = 0
@@ -64,8 +66,8 @@ class PanelDifferenceRow(ResultsModel):
 
 class PanelComparison(ResultsModel):
     """Every difference between every pair of panels (in the given order, b - a), corrected
-    together by one Holm ``procedure`` over ``tests`` p-values; ``called`` lists the ids of
-    the differences it calls, ``warnings`` what could not be compared."""
+    together by one weighted Holm ``procedure`` over ``tests`` p-values; ``called`` lists the
+    ids of the differences it calls, ``warnings`` what could not be compared."""
 
     panels: list[str] = Field(default_factory=list)
     alpha: Number = 0.05
@@ -174,7 +176,7 @@ def sentence(row: PanelDifferenceRow, alpha: float) -> str:
     where = f"{row.n_bases} base scenarios"
     if row.p_value is None or row.difference is None:
         return f"{b}'s {what} was not compared with {a}'s: {row.reason or 'no p-value'} ({levels})."
-    adjusted = f"Holm-adjusted p={row.p_adjusted:.2g}" if row.p_adjusted is not None else ""
+    adjusted = f"adjusted p={row.p_adjusted:.2g}" if row.p_adjusted is not None else ""
     interval = f"{row.confidence:.0%} CI"
     if row.called and _crossed(row):
         low, high = float(row.ci_low or 0.0), float(row.ci_high or 0.0)

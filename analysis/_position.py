@@ -94,11 +94,21 @@ def order_consistency(verdicts: pd.DataFrame) -> tuple[float | None, int]:
     return (agree / total if total else None), total
 
 
+def _share_bounds(test: ClusterTest) -> tuple[float | None, float | None]:
+    """The t interval of the mean share shown first won, on the share's own scale: a share
+    cannot leave [0, 1], so the interval is clipped to it (on few base scenarios the t interval
+    of a share far from 50% can pass 100%; the test's p is unchanged)."""
+    if test.ci_low is None or test.ci_high is None:
+        return None, None
+    return max(0.0, test.ci_low + 0.5), min(1.0, test.ci_high + 0.5)
+
+
 def _position_sentence(rate: float | None, test: ClusterTest, called: bool | None) -> str:
     if called is None:
         reason = test.reason or "no order-swapped twins"
         return f"No verdict on position bias: {reason}."
-    interval = f"CI {test.ci_low + 0.5:.0%} to {test.ci_high + 0.5:.0%}"  # type: ignore[operator]
+    low, high = _share_bounds(test)
+    interval = f"CI {low:.0%} to {high:.0%}"
     where = f"{test.n} order-swapped twins, {test.n_clusters} base scenarios"
     if not called:
         return (
@@ -130,8 +140,8 @@ def position_bias(
     consistency, _ = order_consistency(verdicts)
     return {
         "first_position_win_rate": rate,
-        "ci_low": None if test.ci_low is None else test.ci_low + 0.5,
-        "ci_high": None if test.ci_high is None else test.ci_high + 0.5,
+        "ci_low": _share_bounds(test)[0],
+        "ci_high": _share_bounds(test)[1],
         "confidence": confidence,
         "n": int(np.count_nonzero(~np.isnan(position))),
         "n_ties": int(np.count_nonzero(np.isnan(position))),

@@ -1,5 +1,6 @@
 """The report's section for a run that compares panels on the same trials: the leaderboard
-(with rank intervals), the sentences, and every paired difference with its Holm-adjusted p.
+(with rank intervals), the sentences, and every paired difference with its adjusted p
+(weighted Holm).
 
 It renders what ``panel_comparison`` in results.json holds and computes nothing.
 """

@@ -9,6 +9,7 @@ from fairpanel.agents.providers._anthropic import AnthropicClient
 from fairpanel.agents.providers._local import (
     LocalModelServer,
     LocalModelUnavailableError,
+    local_threads,
     smollm2_weights,
 )
 from fairpanel.agents.providers._mock import MockClient, mock_reply
@@ -18,6 +19,7 @@ __all__ = [
     "LocalModelServer",
     "LocalModelUnavailableError",
     "MockClient",
+    "local_threads",
     "mock_reply",
     "smollm2_weights",
 ]

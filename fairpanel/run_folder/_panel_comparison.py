@@ -65,8 +65,8 @@ def compare_panels(
     confidence: float,
 ) -> dict[str, Any]:
     """The run's panels compared on the main arm under the ``baseline`` treatment: paired
-    differences (one Holm over all), rank intervals, and the leaderboard (one row per panel,
-    ranked by the largest primary identity effect, with its rank interval beside it)."""
+    differences (one weighted Holm over all), rank intervals, and the leaderboard (one row per
+    panel, ranked by the largest primary identity effect, with its rank interval beside it)."""
     main = {name: panel.where(arm="main", treatment=baseline) for name, panel in frames.items()}
     comparison = panel_differences(main, alpha=alpha, confidence=confidence)
     ranks = panel_ranks(main, confidence=confidence)

@@ -39,12 +39,17 @@ ALPHA = 0.05
 CONFIDENCE = 0.95
 
 
+def _configured_first(configured: list[str], found: list[str]) -> list[str]:
+    """The names found, those the experiment names first and in its order, then the rest."""
+    ordered = [name for name in configured if name in found]
+    return ordered + [name for name in found if name not in ordered]
+
+
 def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
     """Treatments in the experiment's order (the first is the baseline), then any others."""
     resolved = read_json(run_dir / RESOLVED_CONFIG_FILE)
     configured = [t["name"] for t in resolved.get("treatments", [])] if resolved else []
-    ordered = [name for name in configured if name in found]
-    return ordered + [name for name in found if name not in ordered] or ["none"]
+    return _configured_first(configured, found) or ["none"]
 
 
 def _panel_order(run_dir: Path, found: list[str]) -> list[str]:
@@ -52,8 +57,7 @@ def _panel_order(run_dir: Path, found: list[str]) -> list[str]:
     comparison), then any others the store holds."""
     resolved = read_json(run_dir / RESOLVED_CONFIG_FILE) or {}
     configured = list(resolved.get("panels") or {}) or list(resolved.get("panel_models") or [])
-    ordered = [name for name in configured if name in found]
-    return ordered + [name for name in found if name not in ordered]
+    return _configured_first(configured, found)
 
 
 def _analyze(frames: RunFrames) -> ArmResults:

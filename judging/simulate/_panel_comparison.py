@@ -32,14 +32,15 @@ ANALYSES = {
 WHAT = {
     "false_positives": "per design size, over the runs whose panels have equal bias (size 0): "
     "paired = share of runs in which the run's own panel comparison (panel_differences: every "
-    "pair of panels unit by unit, one Holm procedure over every difference of the run) called "
+    "pair of panels unit by unit, one weighted Holm procedure over every difference of the run, "
+    "the primary contrasts 80% of alpha) called "
     "a difference in a primary contrast, position bias or parse failures; independent = share "
     "in which comparing each panel's own estimates as `fairpanel compare` does "
     "(difference_of_estimates, one Holm procedure over the primary contrasts and position bias "
     "of every pair of panels) called any; agreement_called = share in which the paired analysis "
     "called an agreement difference (no false call: each panel draws its own judges, and their "
-    "agreement does differ); tests = each Holm family's mean size; exact Clopper-Pearson "
-    "intervals (k of n independent runs)",
+    "agreement does differ); tests = each analysis's mean number of tested differences; exact "
+    "Clopper-Pearson intervals (k of n independent runs)",
     "power": "per design size, planted difference and category: the share of runs in which the "
     "analysis called a primary contrast of that category involving the planted identity "
     "different between panels a and b, in the planted direction; paired and independent read "
@@ -47,7 +48,8 @@ WHAT = {
     "recommended": "per analysis: the smallest simulated design size at which every category's "
     "power at 'size' reaches target_power; when none does, the largest size's weakest power "
     "and how many times its base scenarios would have to grow (EXTRAPOLATED by a normal "
-    "approximation, Bonferroni over the analysis's mean Holm family, from the planted size "
+    "approximation, Bonferroni over the family a primary difference is first tested in (the "
+    "paired analysis: 1 / its weight; the independent one: its Holm family), from the planted size "
     "whose power is nearest 50%, extrapolated_from_size when it is not 'size': the bases "
     "needed grow with the square of the ratio of the sizes)",
 }
@@ -80,9 +82,11 @@ def comparison_rows(
             "rep": rep,
             "paired_called": paired["called"],
             "paired_tests": paired["tests"],
+            "paired_family": paired["family"],
             "agreement_called": paired["agreement_called"],
             "independent_called": independent["called"],
             "independent_tests": independent["tests"],
+            "independent_family": independent["family"],
         }
         categories: list[str | None] = list(targets) or [None]
         rows.extend(

@@ -81,6 +81,25 @@ def test_the_expanded_interval_and_p_are_the_t_test_for_normal_replicates() -> N
     assert expanded_p_value(np.zeros(100), 10) == 1.0
 
 
+def test_beyond_the_resamples_the_p_value_reads_their_mean_and_spread() -> None:
+    """2,000 replicates N(0.5, 0.1): none lies below 0, so their share only bounds p (about
+    0.007 on 15 bases); the p read from z = 5 goes on falling with the distance to 0, and
+    agrees with the share's reading where both are defined (z = 2.5: about 12 of 2,000 below
+    0 is under TAIL_RESAMPLES, so read parametrically; z = 2: about 46, read from the share)."""
+    rng = np.random.default_rng(5)
+    far = rng.normal(0.5, 0.1, 2000)
+    expected = 2 * stats.t.sf(5 * np.sqrt(14 / 15), 14)
+    # (z itself is estimated from 2,000 draws: within about 2%, so p within about 35%.)
+    assert expanded_p_value(far, 15) == pytest.approx(expected, rel=0.35)
+    floor = 2 * stats.t.sf(stats.norm.isf(1 / 2001) * np.sqrt(14 / 15), 14)
+    assert floor == pytest.approx(0.0067, abs=0.0005)
+    assert expanded_p_value(far, 15) < floor / 10
+    for z in (2.5, 2.0):
+        draws = rng.normal(z * 0.1, 0.1, 2000)
+        reference = 2 * stats.t.sf(z * np.sqrt(14 / 15), 14)
+        assert expanded_p_value(draws, 15) == pytest.approx(reference, rel=0.35)
+
+
 def test_the_bootstrap_beside_the_t_interval_has_its_width_for_normal_base_means() -> None:
     means = np.random.default_rng(4).normal(0.2, 0.5, 12)
     reference = stats.ttest_1samp(means, 0.0).confidence_interval(0.95)

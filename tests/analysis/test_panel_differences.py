@@ -1,6 +1,6 @@
 """Panels compared on the same trials: paired differences against scipy and hand computations,
-a planted difference the paired test finds and an independent comparison misses, one Holm
-procedure over everything, and panels that cannot be told apart."""
+a planted difference the paired test finds and an independent comparison misses, one weighted
+Holm procedure over everything, and panels that cannot be told apart."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from fairpanel.analysis import (
     verdict_statistics,
 )
 from fairpanel.analysis._compare import difference_of_estimates
+from fairpanel.analysis._multitest import weighted_holm
+from fairpanel.analysis._panel_differences import PRIMARY_WEIGHT
 from fairpanel.analysis._panel_rows import sentence
 
 DESIGN = Design(bases=15, per_base=12)
@@ -127,7 +129,7 @@ def test_a_planted_difference_is_called_paired_and_not_as_independent_estimates(
     assert (row.ci_high - row.ci_low) * 3 < high - low
     assert row.sentence.startswith(
         "haiku's gender effect (female - male) is 0.23 points larger than gpt4o-mini's "
-        "(95% CI 0.15 to 0.32; Holm-adjusted p="
+        "(95% CI 0.15 to 0.32; adjusted p="
     )
     # Nothing else was planted: the other kinds are not called.
     assert comparison.called == [row.id]
@@ -158,7 +160,7 @@ def test_every_paired_difference_is_scipys_t_test_on_base_means_by_hand() -> Non
     assert _row(comparison, "panel_diff:position:").estimate_a == pytest.approx(0.5, abs=0.1)
 
 
-def test_holm_runs_once_over_every_difference_of_every_pair_of_panels() -> None:
+def test_weighted_holm_runs_once_over_every_difference_of_every_pair_of_panels() -> None:
     panels = {
         "a": PanelSpec(noise=0.8),
         "b": PanelSpec(shift=0.6, noise=0.8, fail_rate=0.15),
@@ -174,12 +176,20 @@ def test_holm_runs_once_over_every_difference_of_every_pair_of_panels() -> None:
         ("b", "c"),
     ]
     assert len({r.id for r in rows}) == len(rows) == 3 * len(kinds) == comparison.tests
-    p_values = [float(r.p_value) for r in rows if r.p_value is not None]
-    reference = multipletests(p_values, alpha=0.05, method="holm")
-    assert [r.p_adjusted for r in rows] == pytest.approx(list(reference[1]), rel=1e-12)
-    assert [r.called for r in rows] == list(reference[0])
+    # The six primary differences share 80% of alpha, the twelve others 20%.
+    primary = [r.kind in ("single", "pair") for r in rows]
+    weights = np.where(primary, PRIMARY_WEIGHT / 6, (1 - PRIMARY_WEIGHT) / 12)
+    assert [r.weight for r in rows] == pytest.approx(list(weights), rel=1e-12)
+    p_values = np.array([float(r.p_value) for r in rows if r.p_value is not None])
+    adjusted = weighted_holm(p_values, weights)
+    assert [r.p_adjusted for r in rows] == pytest.approx(list(adjusted), rel=1e-12)
+    assert [r.called for r in rows] == list(adjusted < 0.05)
     assert comparison.called == [r.id for r in rows if r.called]
-    assert comparison.procedure.startswith("Holm over all 18 tested panel differences")
+    assert comparison.procedure.startswith("weighted Holm over all 18 tested panel differences")
+    # Plain Holm over the same p-values never calls a primary difference weighted Holm misses.
+    plain = multipletests(p_values, alpha=0.05, method="holm")[0]
+    missed = zip(plain, rows, primary, strict=True)
+    assert not any(p and first and not r.called for p, r, first in missed)
     called = set(comparison.called)
     # b's planted shift against both others; b's parse failures against both others; c's
     # position bias against both others.
@@ -303,7 +313,7 @@ def test_sentences_say_larger_or_smaller_by_the_size_of_the_effect() -> None:
     )
     assert sentence(toward_zero, 0.05).startswith(
         "haiku's gender effect (female - male) is 0.41 points smaller than gpt4o-mini's "
-        "(95% CI 0.18 to 0.63; Holm-adjusted p=0.004;"
+        "(95% CI 0.18 to 0.63; adjusted p=0.004;"
     )
     # Panel a favours male: a more negative b is a larger effect.
     away = _called(estimate_a=-0.3, estimate_b=-0.7, difference=-0.4, ci_low=-0.6, ci_high=-0.2)

@@ -343,6 +343,20 @@ def test_position_bias_on_hand_built_twins_with_ties() -> None:
     assert bias["first_position_win_rate"] != pytest.approx(7.75 / 12, abs=1e-3)
 
 
+def test_a_position_interval_stays_within_zero_and_one() -> None:
+    # Base means 1, 1, 1, 1 and 0.25 (first shown won almost always): the t interval on five
+    # bases reaches past 100%; a share cannot, so the interval ends at 1 and p is the t test's.
+    strong = [(f"b{i}", f"s{i}", [1.0, 1.0, 1.0, 1.0]) for i in range(4)]
+    verdicts = _twin_verdicts([*strong, ("b4", "s4", [0.0, 0.0, 0.0, 1.0])])
+    bias = position_bias(verdicts)
+    reference = stats.ttest_1samp([1.0, 1.0, 1.0, 1.0, 0.25], 0.5)
+    assert reference.confidence_interval(0.95).high > 1.0
+    assert bias["ci_high"] == 1.0
+    assert bias["ci_low"] == pytest.approx(reference.confidence_interval(0.95).low, rel=1e-10)
+    assert bias["p_value"] == pytest.approx(float(reference.pvalue), rel=1e-10)
+    assert "to 100%" in bias["verdict"]
+
+
 def test_order_twins_pair_each_arrangement_with_its_reverse() -> None:
     twins = order_twins(_twin_verdicts(TWINS[:1]))
     per_twin = sorted(

@@ -150,7 +150,7 @@ class FakeAnthropicServer(FakeServerBase):
         decision = self._rate_limit()
         if decision is not None and not decision.allowed:
             reply = self._fault_reply(Fault("rate_limit", retry_after=decision.retry_after), req)
-            return Reply(reply.status, reply.body, {**reply.headers, **_limit_headers(decision)})
+            return self._with_limit_headers(reply, decision)
         try:
             body = self._validate(req)
         except _InvalidError as exc:
@@ -158,10 +158,7 @@ class FakeAnthropicServer(FakeServerBase):
         outcome = self._call_reply(body)
         if isinstance(outcome, Fault):
             return outcome
-        reply = self._success_reply(req, outcome)
-        if decision is not None:
-            reply = Reply(reply.status, reply.body, {**reply.headers, **_limit_headers(decision)})
-        return reply
+        return self._with_limit_headers(self._success_reply(req, outcome), decision)
 
     def _models_reply(self) -> Reply:
         model = {
@@ -330,9 +327,16 @@ class FakeAnthropicServer(FakeServerBase):
             return Reply.json(fault.status or 200, payload)
         raise AssertionError(f"fault {fault.kind!r} is handled by the transport layer")
 
+    def _limit_headers(self, decision: LimitDecision) -> dict[str, str]:
+        return _anthropic_limit_headers(decision)
 
-def _limit_headers(decision: LimitDecision) -> dict[str, str]:
+
+def _anthropic_limit_headers(decision: LimitDecision) -> dict[str, str]:
+    """Anthropic's headers; the reset timestamp in whole seconds, rounded up so it is never
+    before the slot frees."""
     reset_at = datetime.now(UTC) + timedelta(seconds=decision.reset_after)
+    if reset_at.microsecond:
+        reset_at = reset_at.replace(microsecond=0) + timedelta(seconds=1)
     return {
         "anthropic-ratelimit-requests-limit": str(decision.limit),
         "anthropic-ratelimit-requests-remaining": str(decision.remaining),

@@ -48,15 +48,21 @@ class FakeServerBase:
         latency: float = 0.0,
         api_key: str | None = None,
         rate_limit_per_minute: int | None = None,
+        limit_headers: bool = True,
+        rate_limit_window_s: float = 60.0,
     ) -> None:
+        """``rate_limit_per_minute`` enforces a sliding-window limit (over
+        ``rate_limit_window_s``, a minute unless a test needs it shorter); its state is sent
+        in the API's rate-limit headers on every reply unless ``limit_headers`` is false."""
         if latency < 0 or not math.isfinite(latency):
             raise ValueError(f"latency must be a finite number >= 0, got {latency}")
         self.reply = reply
         self.latency = latency
         self.api_key = api_key
         self.rate_limit_per_minute = rate_limit_per_minute
+        self.limit_headers = limit_headers
         self._limiter = (
-            SlidingWindowLimiter(rate_limit_per_minute)
+            SlidingWindowLimiter(rate_limit_per_minute, rate_limit_window_s)
             if rate_limit_per_minute is not None
             else None
         )
@@ -134,6 +140,10 @@ class FakeServerBase:
     def _success_reply(self, req: Request, text: str) -> Reply:
         raise NotImplementedError
 
+    def _limit_headers(self, decision: LimitDecision) -> dict[str, str]:
+        """The API's rate-limit headers for the limiter's state after this request."""
+        raise NotImplementedError
+
     # ----------------------------------------------------------------- helpers for subclasses
 
     def _call_reply(self, body: dict[str, Any]) -> str | Fault:
@@ -146,6 +156,11 @@ class FakeServerBase:
 
     def _rate_limit(self) -> LimitDecision | None:
         return self._limiter.acquire() if self._limiter is not None else None
+
+    def _with_limit_headers(self, reply: Reply, decision: LimitDecision | None) -> Reply:
+        if decision is None or not self.limit_headers:
+            return reply
+        return Reply(reply.status, reply.body, {**reply.headers, **self._limit_headers(decision)})
 
     def _record_error(self, exc: BaseException) -> None:
         with self._log_lock:

@@ -75,10 +75,7 @@ class FakeOpenAIServer(FakeServerBase):
         outcome = self._call_reply(body)
         if isinstance(outcome, Fault):
             return outcome
-        reply = self._success_reply(req, outcome)
-        if decision is not None:
-            reply = Reply(reply.status, reply.body, {**reply.headers, **_limit_headers(decision)})
-        return reply
+        return self._with_limit_headers(self._success_reply(req, outcome), decision)
 
     def _check_auth(self, req: Request) -> Reply | None:
         if self.api_key is None:
@@ -112,8 +109,7 @@ class FakeOpenAIServer(FakeServerBase):
 
     def _rate_limited(self, decision: LimitDecision, req: Request) -> Reply:
         fault = Fault("rate_limit", retry_after=decision.retry_after)
-        reply = self._fault_reply(fault, req)
-        return Reply(reply.status, reply.body, {**reply.headers, **_limit_headers(decision)})
+        return self._with_limit_headers(self._fault_reply(fault, req), decision)
 
     # ----------------------------------------------------------------- validation
 
@@ -295,8 +291,11 @@ class FakeOpenAIServer(FakeServerBase):
             return Reply.json(fault.status or 200, payload, headers)
         raise AssertionError(f"fault {fault.kind!r} is handled by the transport layer")
 
+    def _limit_headers(self, decision: LimitDecision) -> dict[str, str]:
+        return _openai_limit_headers(decision)
 
-def _limit_headers(decision: LimitDecision) -> dict[str, str]:
+
+def _openai_limit_headers(decision: LimitDecision) -> dict[str, str]:
     return {
         "x-ratelimit-limit-requests": str(decision.limit),
         "x-ratelimit-remaining-requests": str(decision.remaining),
