@@ -14,7 +14,22 @@ from fairpanel.agents._autogen_panel import (
     run_debate,
     run_single_turn,
 )
-from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger
+from fairpanel.agents._batch_api import (
+    BatchApi,
+    BatchItemResult,
+    BatchSettings,
+    BatchStatus,
+    Execution,
+    openai_batch_line,
+)
+from fairpanel.agents._batching import (
+    BatchCollector,
+    BatchDispatcher,
+    BatchLedger,
+    BatchStats,
+    OpenBatch,
+)
+from fairpanel.agents._calls import CachingCaller, CallCache, CallLedger, RoleAwareClient
 from fairpanel.agents._limits import (
     EndpointLimits,
     EndpointState,
@@ -73,6 +88,14 @@ __all__ = [
     "REDACTED",
     "AnswerRules",
     "AnthropicClient",
+    "BatchApi",
+    "BatchCollector",
+    "BatchDispatcher",
+    "BatchItemResult",
+    "BatchLedger",
+    "BatchSettings",
+    "BatchStats",
+    "BatchStatus",
     "CachingCaller",
     "CallCache",
     "CallLedger",
@@ -81,6 +104,7 @@ __all__ = [
     "DebateRound",
     "EndpointLimits",
     "EndpointState",
+    "Execution",
     "LimitStats",
     "LimitedClient",
     "LocalModelServer",
@@ -95,6 +119,7 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSpec",
+    "OpenBatch",
     "PluginError",
     "Provider",
     "ProviderRun",
@@ -105,6 +130,7 @@ __all__ = [
     "ReplicaHealth",
     "ReplicaOutError",
     "ReplicaSet",
+    "RoleAwareClient",
     "Sampling",
     "SamplingReport",
     "Seat",
@@ -118,6 +144,7 @@ __all__ = [
     "find_provider",
     "local_threads",
     "mock_reply",
+    "openai_batch_line",
     "plugin_providers",
     "quota_from_headers",
     "redact",

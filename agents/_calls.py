@@ -10,11 +10,19 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from fairpanel.agents._types import ModelClient, ModelReply, ModelRequest, Usage
 
-__all__ = ["CachingCaller", "CallCache", "CallLedger"]
+__all__ = ["CachingCaller", "CallCache", "CallLedger", "RoleAwareClient"]
+
+
+@runtime_checkable
+class RoleAwareClient(Protocol):
+    """A client that stores calls itself and so must know their role (batch mode's
+    collector, which writes a batch's results as they arrive, whoever still waits for them)."""
+
+    async def complete_as(self, request: ModelRequest, role: str) -> ModelReply: ...
 
 
 class CallCache(Protocol):
@@ -63,7 +71,10 @@ class CachingCaller:
         future: asyncio.Future[ModelReply] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            reply = await client.complete(request)
+            if isinstance(client, RoleAwareClient):
+                reply = await client.complete_as(request, role)
+            else:
+                reply = await client.complete(request)
             self._cache.put_call(key, request, reply, role)
             future.set_result(reply)
         except asyncio.CancelledError:

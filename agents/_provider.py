@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from fairpanel.agents._types import ModelClient, Sampling
 
 if TYPE_CHECKING:
+    from fairpanel.agents._batch_api import BatchApi
     from fairpanel.agents._spec import ModelSpec
 
 __all__ = ["Provider", "ProviderRun", "SharedService", "nothing_unsupported"]
@@ -61,7 +62,8 @@ class Provider:
     the endpoint limiter, and ``services`` are started (off the event loop) before ``create``.
     ``models`` is the set of model names it serves when that set is fixed, and
     ``needs_base_url`` marks providers that have no default server; both are checked when a
-    config is loaded.
+    config is loaded. ``batch`` builds the model's batch API client, for providers that have
+    one (``execution: batch``).
     """
 
     create: Callable[[ModelSpec, ProviderRun], ModelClient]
@@ -73,3 +75,4 @@ class Provider:
     services: tuple[type[SharedService], ...] = ()
     models: tuple[str, ...] | None = None
     needs_base_url: bool = False
+    batch: Callable[[ModelSpec, ProviderRun], BatchApi] | None = None

@@ -13,6 +13,7 @@ import asyncio
 import os
 from types import TracebackType
 
+from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
 from fairpanel.agents._plugins import find_provider
 from fairpanel.agents._provider import Provider, Service, SharedService
@@ -66,6 +67,7 @@ class ModelRegistry:
         self._endpoints: dict[str, EndpointState] = {}
         self._replica_sets: dict[str, ReplicaSet] = {}
         self._services: dict[type[SharedService], SharedService] = {}
+        self._batch_apis: list[BatchApi] = []
         self._lock = asyncio.Lock()
 
     async def __aenter__(self) -> ModelRegistry:
@@ -132,6 +134,15 @@ class ModelRegistry:
             created = self._clients[identity] = self._build(spec, provider)
             return created
 
+    def batch_api(self, spec: ModelSpec) -> BatchApi:
+        """A client of ``spec``'s provider batch API (closed with the registry)."""
+        make = find_provider(spec.provider).batch
+        if make is None:
+            raise ValueError(f"{spec.id}: {spec.provider} has no batch API")
+        api = make(spec, self)
+        self._batch_apis.append(api)
+        return api
+
     def endpoint_state(self, spec: ModelSpec) -> EndpointState | None:
         """The shared limiter state of ``spec``'s endpoint, once a client for it exists."""
         return self._endpoints.get(endpoint_key(spec))
@@ -196,8 +207,9 @@ class ModelRegistry:
         return service
 
     async def aclose(self) -> None:
-        clients = list(self._clients.values())
+        clients: list[ModelClient | BatchApi] = [*self._clients.values(), *self._batch_apis]
         self._clients.clear()
+        self._batch_apis.clear()
         for client in clients:
             await client.aclose()
         services = list(self._services.values())

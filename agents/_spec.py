@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fairpanel.agents._batch_api import BatchSettings, Execution
 from fairpanel.agents._limits import EndpointLimits
 from fairpanel.agents._plugins import (
     ENTRY_POINT_GROUP,
@@ -219,6 +220,15 @@ class ModelSpec(BaseModel):
         "least-loaded replica, a trial's calls stay on one, a failing replica is taken out "
         "for a while (see docs/replicas.md)",
     )
+    execution: Execution | None = Field(
+        default=None,
+        description="'batch' sends this model's calls through its provider's batch API (half "
+        "the price, answers within 24 hours), 'online' one call at a time; unset: the "
+        "experiment's execution",
+    )
+    batch: BatchSettings = Field(
+        default=BatchSettings(), description="Retries, polling and flushing of batch mode"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -291,6 +301,8 @@ class ModelSpec(BaseModel):
             raise ValueError(f"an {self.provider} model needs base_url")
         if self.mock is not None and self.provider != "mock":
             raise ValueError("'mock' settings only apply to mock/... models")
+        if self.execution == "batch" and find_provider(self.provider).batch is None:
+            raise ValueError(f"{self.provider} has no batch API: execution must be 'online'")
         return self
 
     def _check_replicas(self) -> None:

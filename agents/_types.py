@@ -128,6 +128,8 @@ class ModelReply(BaseModel):
     served_model: str | None = None
     fingerprint: str | None = None
     quota: QuotaReading | None = Field(default=None, exclude=True, repr=False)
+    batch_id: str | None = None
+    """The provider's batch that answered (None: an online call), priced at the batch rate."""
 
 
 class ModelCallError(RuntimeError):

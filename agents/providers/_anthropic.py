@@ -41,11 +41,13 @@ from anthropic.types import (
     UserMessageParam,
 )
 
+from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun
 from fairpanel.agents._quota import QuotaReading, quota_from_headers
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents.providers._anthropic_batch import AnthropicBatchApi
 from fairpanel.agents.providers._served import served_of
 
 __all__ = [
@@ -209,12 +211,39 @@ class AnthropicClient:
             message, retryable=retryable, retry_after=retry_after, status=status, quota=quota
         )
 
-    async def complete(self, request: ModelRequest) -> ModelReply:
-        tool = (
-            answer_tool(request.response_schema)
-            if request.response_schema is not None and self._structured_output
-            else None
+    def _tool(self, request: ModelRequest) -> ToolParam | None:
+        if request.response_schema is not None and self._structured_output:
+            return answer_tool(request.response_schema)
+        return None
+
+    def message_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The Messages body of ``request`` as ``complete`` sends it (a batch item's
+        ``params``)."""
+        tool = self._tool(request)
+        params: dict[str, Any] = {
+            "model": self._model_name,
+            "max_tokens": request.sampling.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": conversation(request),
+            **_sampling_body(request.sampling),
+        }
+        if system := system_blocks(request):
+            params["system"] = system
+        if tool is not None:
+            params["tools"] = [tool]
+            params["tool_choice"] = _force(tool)
+        return params
+
+    def reply_of(self, message: Any, request: ModelRequest) -> ModelReply:
+        """A batch item's message as our reply (as ``complete`` reads an online one)."""
+        return ModelReply(
+            text=self._text_of(message, self._tool(request)),
+            usage=_usage_of(message),
+            finish_reason=getattr(message, "stop_reason", None),
+            served_model=getattr(message, "model", None) or None,
         )
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        tool = self._tool(request)
         system = system_blocks(request)
         extra_body = _sampling_body(request.sampling)
         started = time.perf_counter()
@@ -327,8 +356,18 @@ def _create(spec: ModelSpec, run: ProviderRun) -> AnthropicClient:
     )
 
 
+def _create_batch(spec: ModelSpec, run: ProviderRun) -> BatchApi:
+    return AnthropicBatchApi(
+        _create(spec, run),
+        model_name=spec.model_name,
+        base_url=spec.base_url or ANTHROPIC_URL,
+        api_key=run.api_key(spec),
+    )
+
+
 anthropic_provider = Provider(
     create=_create,
+    batch=_create_batch,
     endpoint=_endpoint,
     key_variable="ANTHROPIC_API_KEY",
     unsupported=anthropic_unsupported,

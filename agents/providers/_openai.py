@@ -20,11 +20,13 @@ from typing import Any, cast
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
+from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
 from fairpanel.agents._quota import quota_from_headers
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents.providers._openai_batch import OpenAIBatchApi
 from fairpanel.agents.providers._served import served_of
 
 __all__ = [
@@ -131,6 +133,15 @@ class OpenAIClient:
                 args["response_format"] = {"type": "json_object"}
         return args
 
+    def chat_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The Chat Completions body of ``request`` (what ``complete`` sends, and what a batch
+        line carries)."""
+        return {
+            "model": self._model_name,
+            "messages": _wire_messages(request),
+            **self._create_args(request),
+        }
+
     async def complete(self, request: ModelRequest) -> ModelReply:
         started = time.perf_counter()
         try:
@@ -236,15 +247,28 @@ def _creator(*, official: bool) -> Callable[[ModelSpec, ProviderRun], OpenAIClie
     return create
 
 
+def _batch_creator(*, official: bool) -> Callable[[ModelSpec, ProviderRun], BatchApi]:
+    """The Batch API of a server speaking OpenAI's format, its lines built as ``create``'s
+    client would send them online."""
+
+    def create_batch(spec: ModelSpec, run: ProviderRun) -> BatchApi:
+        online = _creator(official=official)(spec, run)
+        return OpenAIBatchApi(online, base_url=spec.base_url, api_key=run.api_key(spec))
+
+    return create_batch
+
+
 openai_provider = Provider(
     create=_creator(official=True),
     endpoint=_endpoint,
     key_variable="OPENAI_API_KEY",
     unsupported=nothing_unsupported,
+    batch=_batch_creator(official=True),
 )
 openai_compatible_provider = Provider(
     create=_creator(official=False),
     endpoint=_endpoint,
     unsupported=nothing_unsupported,
     needs_base_url=True,
+    batch=_batch_creator(official=False),
 )

@@ -75,6 +75,14 @@ def plan_table(plan: Mapping[str, Any]) -> Table:
         )
     wall = plan["wall_seconds"]
     table.add_row("wall time", "unknown" if wall is None else f"{wall / 60:,.1f} min")
+    batch = plan.get("batch")
+    if batch:
+        table.add_row("cost in batch mode", _priced(batch["cost"]))
+        table.add_row(
+            "wall time in batch mode",
+            f"{batch['wall_seconds'] / 3600:,.1f} h ({batch['batches_in_sequence']} batches "
+            "one after another)",
+        )
     return table
 
 

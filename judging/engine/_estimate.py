@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairpanel.agents import Usage
+from fairpanel.agents import Usage, find_provider
 from fairpanel.judging.engine._cost import cost_of
 from fairpanel.judging.engine._runner import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
@@ -46,6 +46,8 @@ class Estimate:
     cost: dict[str, Any] = field(default_factory=dict)
     wall_seconds: float | None = None
     notes: list[str] = field(default_factory=list)
+    batch: dict[str, Any] | None = None
+    """The same plan in batch mode (``batch_plan``), when any of its models has a batch API."""
     panels: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per panel of an experiment that compares panels: its trials, judge calls, tokens and
     cost (the responder's calls are shared by every panel and counted once, above)."""
@@ -60,6 +62,7 @@ class Estimate:
             "cost": self.cost,
             "wall_seconds": self.wall_seconds,
             "notes": self.notes,
+            **({"batch": self.batch} if self.batch is not None else {}),
             **({"panels": self.panels} if self.panels else {}),
         }
 
@@ -136,7 +139,9 @@ def estimate(config: ExperimentConfig) -> Estimate:
     trials: Counter[str] = Counter()
     scenarios_used: set[str] = set()
     panels: dict[str, tuple[Counter[str], _Tally]] = {}
+    steps = 0
     for spec in design.trials():
+        steps = max(steps, _batch_steps(spec))
         trials[f"{spec.protocol}/{spec.arm}"] += 1
         scenarios_used.add(spec.scenario_id)
         _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, tally)
@@ -150,6 +155,7 @@ def estimate(config: ExperimentConfig) -> Estimate:
         first = _tokens(RESPONDER_SYSTEM + tasks[scenario_id]) + 20
         tally.add("responder", responder.id, first, response_tokens)
         tally.add("responder", responder.id, first + response_tokens + 60, response_tokens)
+    steps += 2 if responded else 0  # the two response steps come first
     result = Estimate(
         trials=dict(sorted(trials.items())),
         trials_total=sum(trials.values()),
@@ -174,7 +180,54 @@ def estimate(config: ExperimentConfig) -> Estimate:
     )
     result.wall_seconds, note = _wall_time(config, tally)
     result.notes.append(note)
+    result.batch = batch_plan(config, tally.tokens, steps)
+    if result.batch is not None:
+        result.notes.append(
+            "batch mode: the batch price, and the batches one after another times "
+            "batch.expected_turnaround_s (a provider may take up to 24 h per batch)"
+        )
     return result
+
+
+def _batch_steps(spec: TrialSpec) -> int:
+    """Batches one after another for a trial: the first judge alone, then the others; each
+    speaker of a discussion round (a speaker reads the earlier ones); the final round (at once
+    when the vote is blind); the moderator."""
+    seats = len(spec.seats)
+    first = 1 + (seats > 1)
+    final = 1 if spec.final_vote == "blind" else seats
+    return first + seats * spec.discussion_rounds + final + (spec.moderator is not None)
+
+
+def batch_plan(
+    config: ExperimentConfig, tokens: dict[str, Usage], steps: int
+) -> dict[str, Any] | None:
+    """Cost and time with every model that has a batch API in batch mode (unless its own
+    ``execution`` keeps it online): the batch price, and the batches one after another times
+    the slowest model's ``batch.expected_turnaround_s``."""
+    specs = {spec.id: spec for spec in (config.model_spec(ref) for ref in _references(config))}
+    batched = {
+        model_id: spec
+        for model_id, spec in specs.items()
+        if spec.execution != "online" and find_provider(spec.provider).batch is not None
+    }
+    if not batched:
+        return None
+    turnaround = max(spec.batch.expected_turnaround_s for spec in batched.values())
+    return {
+        "models": sorted(batched),
+        "cost": cost_of(tokens, config.prices, frozenset(batched)),
+        "batches_in_sequence": steps,
+        "wall_seconds": round(steps * turnaround, 1),
+    }
+
+
+def _references(config: ExperimentConfig) -> set[str]:
+    found = {config.responder.model} if config.responses_from is None else set()
+    for _name, panel in config.panel_items():
+        found.add(panel.model)
+        found.update(str(seat.model) for seat in panel.seats())
+    return found
 
 
 def _wall_time(config: ExperimentConfig, tally: _Tally) -> tuple[float | None, str]:

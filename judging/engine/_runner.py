@@ -23,6 +23,7 @@ from fairpanel.agents import (
     ModelClient,
     ModelRequest,
 )
+from fairpanel.judging.engine._batch_mode import BatchMode
 from fairpanel.judging.engine._failures import failure_reason, responder_failed
 from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_responses
 from fairpanel.judging.engine._panel_summary import panel_summaries
@@ -63,11 +64,14 @@ class RunSummary:
     cached_token_share: float = 0.0
     panels: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per panel of an experiment that compares panels (``panel_summaries``); empty for one."""
+    batches: dict[str, int] = field(default_factory=dict)
+    """Batches of batch mode by their last state (absent when nothing was batched)."""
 
     def as_dict(self) -> dict[str, Any]:
         data = self.__dict__.copy()
-        if not self.panels:
-            del data["panels"]
+        for optional in ("panels", "batches"):
+            if not data[optional]:
+                del data[optional]
         return data
 
 
@@ -267,6 +271,7 @@ async def run_experiment(
                 usage.tokens_by_role,
                 usage.cost,
             ),
+            batches=store.batches.summary(),
         )
 
 
@@ -309,15 +314,16 @@ async def _run_pending(
     if pending_count == 0:
         return WorkOutcome()
     registry, caller, store = session.registry, session.caller, session.store
+    batch_mode = BatchMode(config, registry, store)
     responder = None
     if config.responses_from is None:
-        responder = await registry.client(config.responder_spec)
+        responder = await batch_mode.client(config.responder_spec)
     references = {
         reference
         for _name, panel in config.panel_items()
         for reference in (panel.model, *(str(seat.model) for seat in panel.seats()))
     }
-    judge_clients = {ref: await registry.client(config.model_spec(ref)) for ref in references}
+    judge_clients = {ref: await batch_mode.client(config.model_spec(ref)) for ref in references}
     scenarios = {s.id: s for s in design.scenarios}
     responses: dict[str, asyncio.Task[dict[int, str]]] = {}
 
@@ -345,16 +351,20 @@ async def _run_pending(
             caller=caller,
         )
 
-    return await run_workers(
-        pending,
-        pending_count,
-        concurrency=config.concurrency,
-        work=trial,
-        save=_saver(store, progress),
-        unit_name="trials",
-        progress=progress,
-        max_failures=max_failures,
-    )
+    try:
+        # Batched: every pending trial at once, so each round of all of them is one batch.
+        return await run_workers(
+            pending,
+            pending_count,
+            concurrency=pending_count if batch_mode.active else config.concurrency,
+            work=trial,
+            save=_saver(store, progress),
+            unit_name="trials",
+            progress=progress,
+            max_failures=max_failures,
+        )
+    finally:
+        await batch_mode.aclose()
 
 
 def _saver(store: Store, progress: ProgressHook | None) -> Callable[[TrialRecord], None]:

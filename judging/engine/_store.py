@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import ModelReply, ModelRequest, Usage
+from fairpanel.judging.engine._batch_store import BatchRecords
 from fairpanel.judging.engine._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
 from fairpanel.judging.protocol._records import TrialRecord
 
@@ -29,7 +30,8 @@ __all__ = [
 STORE_FILE = "fairpanel.sqlite"
 _CALL_COLUMNS = (
     "key, model, endpoint, role, request, reply, finish_reason, prompt_tokens, "
-    "completion_tokens, cached_tokens, latency_s, created_at, served_model, fingerprint"
+    "completion_tokens, cached_tokens, latency_s, created_at, served_model, fingerprint, "
+    "batch_id"
 )
 """The calls table's columns for its insert, named rather than positional so the insert does
 not depend on where the migrations put the columns they added."""
@@ -63,6 +65,8 @@ class Store:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=5000")
         prepare(self._db, path)
+        self.batches = BatchRecords(self._db)
+        """Batch mode's ledger (``agents.BatchLedger``)."""
 
     def close(self) -> None:
         self._db.close()
@@ -89,7 +93,7 @@ class Store:
     def put_call(self, key: str, request: ModelRequest, reply: ModelReply, role: str) -> None:
         self._db.execute(
             f"INSERT OR IGNORE INTO calls ({_CALL_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 request.model,
@@ -105,6 +109,7 @@ class Store:
                 _now(),
                 reply.served_model,
                 reply.fingerprint,
+                reply.batch_id,
             ),
         )
 
@@ -294,10 +299,15 @@ class Store:
             for role, p, c, k in rows
         }
 
-    def tokens_by_role_and_model(self) -> dict[tuple[str, str], Usage]:
+    def tokens_by_role_and_model(
+        self, *, batched: bool | None = None
+    ) -> dict[tuple[str, str], Usage]:
+        """Tokens by (role, model): of every call, or only of batch (``batched``) or online
+        calls, which are priced differently."""
+        where = {None: "", True: " WHERE batch_id IS NOT NULL", False: " WHERE batch_id IS NULL"}
         rows = self._db.execute(
             "SELECT role, model, SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens) "
-            "FROM calls GROUP BY role, model"
+            f"FROM calls{where[batched]} GROUP BY role, model"
         ).fetchall()
         return {
             (str(role), str(model)): Usage(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 __all__ = ["MIGRATIONS", "SCHEMA", "STORE_SCHEMA_VERSION", "Transaction", "prepare"]
 
-STORE_SCHEMA_VERSION = 3
+STORE_SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -87,6 +87,32 @@ MIGRATIONS: dict[int, str] = {
     3: """
     ALTER TABLE calls ADD COLUMN served_model TEXT;
     ALTER TABLE calls ADD COLUMN fingerprint TEXT;
+    """,
+    # 4: batch mode. Every batch is stored with its items before it is sent and its provider
+    # id once accepted, so a killed run resumes polling instead of sending it again; a call a
+    # batch answered names that batch (it is priced at the batch rate).
+    4: """
+    CREATE TABLE IF NOT EXISTS batches (
+        id TEXT PRIMARY KEY,
+        scope TEXT NOT NULL,
+        provider_batch_id TEXT,
+        state TEXT NOT NULL,
+        closed INTEGER NOT NULL DEFAULT 0,
+        detail TEXT,
+        items INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS batch_items (
+        batch_id TEXT NOT NULL REFERENCES batches(id),
+        key TEXT NOT NULL,
+        role TEXT NOT NULL,
+        request TEXT NOT NULL,
+        error TEXT,
+        PRIMARY KEY (batch_id, key)
+    );
+    CREATE INDEX IF NOT EXISTS batch_items_key ON batch_items(key);
+    ALTER TABLE calls ADD COLUMN batch_id TEXT;
     """,
 }
 

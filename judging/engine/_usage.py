@@ -52,6 +52,10 @@ def run_usage(store: Store, caller: CachingCaller, prices: dict[str, Price]) -> 
         calls_cached=caller.ledger.calls_cached,
         tokens_by_role=usage_by_role(stored),
         tokens_by_role_this_invocation=usage_by_role(dict(caller.ledger.tokens_by_role)),
-        cost=cost_by_role(store.tokens_by_role_and_model(), prices),
+        cost=cost_by_role(
+            store.tokens_by_role_and_model(batched=False),
+            prices,
+            store.tokens_by_role_and_model(batched=True),
+        ),
         cached_token_share=cached_share(sum(stored.values(), Usage())),
     )

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from fairpanel.agents import ModelSpec, Sampling
+from fairpanel.agents import Execution, ModelSpec, Sampling
 
 __all__ = [
     "DEFAULT_INJECTION",
@@ -222,6 +222,13 @@ class Price(_Strict):
     cached_input: float | None = Field(
         default=None, ge=0, description="Price of prompt tokens served from the provider's cache"
     )
+    batch_discount: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Share taken off every price for calls answered in a provider batch "
+        "(OpenAI and Anthropic: 50%)",
+    )
 
 
 class ExperimentConfig(_Strict):
@@ -261,6 +268,12 @@ class ExperimentConfig(_Strict):
     )
     replicates: int = Field(default=1, ge=1, le=100)
     concurrency: int = Field(default=4, ge=1, le=256)
+    execution: Execution = Field(
+        default="online",
+        description="'batch' sends every model whose provider has a batch API (openai, "
+        "openai-compatible, anthropic) through it, at its batch price; a model's own "
+        "`execution` wins",
+    )
     personas_file: str | None = Field(
         default=None, description="Judge persona YAML file; the built-in personas when empty"
     )

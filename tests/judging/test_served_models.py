@@ -320,8 +320,8 @@ def test_a_version_2_store_migrates_in_place_and_reads_none(tmp_path: Path) -> N
         version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         columns = [row[1] for row in db.execute("PRAGMA table_info(calls)")]
     db.close()
-    assert version == (str(STORE_SCHEMA_VERSION),) and STORE_SCHEMA_VERSION == 3
-    assert columns[-2:] == ["served_model", "fingerprint"]
+    assert version == (str(STORE_SCHEMA_VERSION),) and STORE_SCHEMA_VERSION == 4
+    assert columns[-3:] == ["served_model", "fingerprint", "batch_id"]
 
 
 async def test_the_mock_reports_its_id_and_a_fingerprint_of_its_planted_bias() -> None:

@@ -16,6 +16,9 @@ body to the assistant text or to a ``Fault`` (rate limit, 5xx, timeout, reset, m
 ``server.reply`` may be reassigned while the server runs (e.g. with a module-scoped server).
 """
 
+from ._anthropic_batch import FakeAnthropicBatchServer
+from ._batch_core import BatchPlan
+from ._openai_batch import FakeOpenAIBatchServer
 from ._servers import (
     FakeAnthropicServer,
     FakeOpenAIServer,
@@ -26,7 +29,10 @@ from ._servers import (
 )
 
 __all__ = [
+    "BatchPlan",
+    "FakeAnthropicBatchServer",
     "FakeAnthropicServer",
+    "FakeOpenAIBatchServer",
     "FakeOpenAIServer",
     "Fault",
     "FaultKind",

@@ -1,0 +1,95 @@
+"""What both fake batch APIs share: a plan per submitted batch and its items' fates.
+
+A test says how each batch it will submit goes (``BatchPlan``): how many status reads it stays
+in progress, how it ends (completed, expired, cancelled, or failed as a whole), how many of its
+items were processed before an expiry or cancellation, and which items fail on their own
+(``item_error``). The servers turn that into their own wire format; the items that do run are
+answered exactly as the online endpoint would answer the same body.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BatchEnd = Literal["completed", "expired", "cancelled", "failed"]
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """How one submitted batch goes. ``polls`` status reads show it in progress before it
+    ends as ``end``; with ``expired`` or ``cancelled`` only the first ``processed`` items (in
+    file order) ran. ``item_error(custom_id)`` returns an error message for an item that fails
+    on its own (a per-item 400/500), or None."""
+
+    polls: int = 1
+    end: BatchEnd = "completed"
+    processed: int = 0
+    item_error: Callable[[str], str | None] = lambda _custom_id: None
+
+
+@dataclass
+class FakeBatch:
+    """One batch the server accepted: its requests (custom id -> body) and progress."""
+
+    id: str
+    requests: dict[str, dict[str, Any]]
+    plan: BatchPlan
+    created_at: int
+    metadata: dict[str, str] = field(default_factory=dict)
+    reads: int = 0
+    cancel_requested: bool = False
+
+    @property
+    def ended(self) -> bool:
+        return self.cancel_requested or self.reads > self.plan.polls
+
+    @property
+    def end(self) -> BatchEnd:
+        return "cancelled" if self.cancel_requested else self.plan.end
+
+    def ran(self, custom_id: str) -> bool:
+        """Whether the item was processed (all of them, unless the batch expired or was
+        cancelled first)."""
+        if self.end == "completed":
+            return True
+        if self.end == "failed":
+            return False
+        order = list(self.requests)
+        return order.index(custom_id) < self.plan.processed
+
+
+class BatchBook:
+    """The batches one fake server accepted, and the plans for the next ones."""
+
+    def __init__(self) -> None:
+        self.plans: list[BatchPlan] = []
+        """Consumed in order by each new batch; when empty, a batch completes at once."""
+        self.batches: dict[str, FakeBatch] = {}
+        self.created: list[str] = []
+        """Ids of every batch created, in order (a resumed run must not add to it)."""
+        self.lock = threading.Lock()
+
+    def next_plan(self) -> BatchPlan:
+        with self.lock:
+            return self.plans.pop(0) if self.plans else BatchPlan(polls=0)
+
+    def add(self, batch: FakeBatch) -> None:
+        with self.lock:
+            self.batches[batch.id] = batch
+            self.created.append(batch.id)
+
+    def read(self, batch_id: str) -> FakeBatch | None:
+        """The batch, one status read further along."""
+        with self.lock:
+            batch = self.batches.get(batch_id)
+            if batch is not None and not batch.ended:
+                batch.reads += 1
+            return batch
+
+    @property
+    def submitted_items(self) -> list[str]:
+        """Every custom id of every batch created, in order (duplicates show re-submissions)."""
+        return [key for batch_id in self.created for key in self.batches[batch_id].requests]
