@@ -116,16 +116,20 @@ def _turn_columns(store: Store, parsed_paths: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def _shared(values: list[Any] | np.ndarray) -> np.ndarray:
-    """An object array of ``values`` in which equal strings are one object (a column of a
-    million judge names then costs a million pointers, not a million strings)."""
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
-    found = np.asarray(uniques, dtype=object)
-    out = np.empty(len(codes), dtype=object)
-    present = codes >= 0
-    out[present] = found[codes[present]]
-    out[~present] = None
-    return out
+def _categorical(values: Any, categories: Any = None) -> pd.Categorical:
+    """``values`` as a categorical with sorted categories (None is missing): a design column
+    of a million rows then costs a byte a row and its comparisons and groupings run on codes.
+    Sorted categories keep sorting by the column lexical, as it was for strings."""
+    if categories is None:
+        categories = sorted({value for value in values if value is not None})
+    return pd.Categorical(values, categories=categories)
+
+
+def _pick(second: np.ndarray, first_values: pd.Categorical, second_values: pd.Categorical) -> Any:
+    """Per row, the second categorical's value where ``second`` else the first's (the two
+    share their categories)."""
+    codes = np.where(second, second_values.codes, first_values.codes)
+    return pd.Categorical.from_codes(codes, dtype=first_values.dtype)
 
 
 def _winner_position(winners: np.ndarray) -> np.ndarray:
@@ -168,15 +172,22 @@ def _trials(store: Store) -> dict[str, np.ndarray]:
         columns["first_response_index"].append(idx[0])
         columns["second_response_index"].append(idx[1] if len(idx) > 1 else -1)
         columns["n_identities"].append(len(ids))
-    out = {name: _shared(values) for name, values in columns.items()}
-    for name in ("replicate", "first_response_index", "second_response_index", "n_identities"):
+    numeric = ("replicate", "first_response_index", "second_response_index", "n_identities")
+    out: dict[str, Any] = {
+        name: _categorical(values) for name, values in columns.items() if name not in numeric
+    }
+    for name in numeric:
         out[name] = np.asarray(columns[name], dtype=np.int64)
-    out["trial_key"] = np.asarray(keys, dtype=object)
-    out["trial_status"] = _shared(statuses)
+    identities = sorted({v for v in columns["first_identity"] + columns["second_identity"] if v})
+    for name in ("first_identity", "second_identity"):
+        out[name] = _categorical(columns[name], identities)
+    # Keys are unique and already sorted: each trial is its own category.
+    out["trial_key"] = pd.Categorical.from_codes(np.arange(n), categories=keys)
+    out["trial_status"] = _categorical(statuses)
     out["has_consensus"] = np.asarray([row is not None for row in consensus], dtype=bool)
     rows = [row if row is not None else [None] * len(_CONSENSUS_PATHS) for row in consensus]
-    out["consensus_method"] = _shared([row[0] for row in rows])
-    out["consensus_winner"] = _shared([row[1] for row in rows])
+    out["consensus_method"] = _categorical([row[0] for row in rows])
+    out["consensus_winner"] = np.asarray([row[1] for row in rows], dtype=object)
     scores = np.array([row[2:] for row in rows], dtype=float).reshape(n, 2, len(METRICS))
     out["consensus_scores"] = scores
     return out
@@ -197,12 +208,11 @@ def frame_columns(
     # Verdicts: finished pair trials with a consensus, in key order.
     chosen = np.flatnonzero((trials["protocol"] == "pair") & ok & trials["has_consensus"])
     winner = _winner_position(trials["consensus_winner"][chosen])
-    identities = np.stack([trials["first_identity"][chosen], trials["second_identity"][chosen]])
-    picked = np.where(np.isnan(winner), 0, winner).astype(np.int64)
     verdict = {name: trials[name][chosen] for name in verdict_columns if name in trials}
     verdict["winner_position"] = winner
-    verdict["winner_identity"] = np.where(
-        np.isnan(winner), None, identities[picked, np.arange(len(chosen))]
+    won = _pick(winner == 1.0, verdict["first_identity"], verdict["second_identity"])
+    verdict["winner_identity"] = pd.Categorical.from_codes(
+        np.where(np.isnan(winner), -1, won.codes), dtype=won.dtype
     )
     verdicts = _frame(verdict_columns, verdict)
 
@@ -226,7 +236,7 @@ def frame_columns(
     turn = {name: trials[name][turn_trial] for name in turn_columns if name in trials}
     turn["protocol"] = trials["protocol"][turn_trial]
     for name in ("judge", "judge_model", "round_kind"):
-        turn[name] = _shared(read[name])
+        turn[name] = _categorical(read[name])
     turn["round"] = np.asarray(read["round"], dtype=np.int64)
     turn["attempts"] = np.asarray(read["attempts"], dtype=np.int64)
     parse_ok = np.asarray(read["parse_ok"], dtype=bool)
@@ -267,12 +277,14 @@ def _rows(
     ``trials``) at candidate ``position`` and metric number ``metric``."""
     rows = {name: trials[name][trial_of] for name in columns if name in trials}
     second = position == 1
-    rows["identity"] = np.where(
-        second, trials["second_identity"][trial_of], trials["first_identity"][trial_of]
+    rows["identity"] = _pick(
+        second, trials["first_identity"][trial_of], trials["second_identity"][trial_of]
     )
     rows["response_index"] = np.where(
         second, trials["second_response_index"][trial_of], trials["first_response_index"][trial_of]
     )
     rows["position"] = position.astype(np.int64)
-    rows["metric"] = np.asarray(metrics, dtype=object)[metric]
+    rows["metric"] = pd.Categorical.from_codes(
+        np.argsort(np.argsort(metrics))[metric], categories=sorted(metrics)
+    )
     return rows
