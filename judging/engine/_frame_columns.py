@@ -10,6 +10,7 @@ is shared by all its turns and scores, and repeated strings are one object each.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,13 +75,42 @@ def _trial_columns(
     )
 
 
-def _turn_columns(store: Store, parsed_paths: Sequence[str]) -> dict[str, Any]:
-    """The judge turns as columns, in trial-key, round and speaker order: ``trial_key``,
-    ``round``, ``round_kind``, ``judge``, ``judge_model``, ``attempts``, ``parse_ok``,
-    ``winner`` (the parsed answer's, or None) and ``call_keys`` (tuples) as lists, and
-    ``numbers``: a float array of one row per turn and one column per JSON path of the
-    parsed answer (NaN where the path is missing or the turn did not parse). Each parsed
-    answer is parsed once, by SQLite, and the numbers are read back as one text."""
+_CHUNK_ROWS = 65_536
+"""Turns converted to arrays at a time: the Python objects of one chunk are all that is ever
+alive, whatever the size of the run."""
+
+
+class _Codes:
+    """Codes of a text column built chunk by chunk (first-seen order), as a categorical with
+    sorted categories at the end."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, int] = {}
+        self.parts: list[np.ndarray] = []
+
+    def add(self, values: Sequence[str]) -> None:
+        table = self.table
+        codes = (table.setdefault(value, len(table)) for value in values)
+        self.parts.append(np.fromiter(codes, dtype=np.int32, count=len(values)))
+
+    def categorical(self) -> pd.Categorical:
+        names = sorted(self.table)
+        remap = np.empty(len(names), dtype=np.int32)
+        for rank, name in enumerate(names):
+            remap[self.table[name]] = rank
+        codes = np.concatenate(self.parts) if self.parts else np.empty(0, dtype=np.int32)
+        return pd.Categorical.from_codes(remap[codes], categories=names)
+
+
+def _turn_columns(
+    store: Store, parsed_paths: Sequence[str], trial_index: dict[str, int]
+) -> dict[str, Any]:
+    """The judge turns as columns, in trial-key, round and speaker order: ``trial`` (the
+    trial's position in ``trial_index``), ``round`` and ``attempts`` (ints), ``round_kind``,
+    ``judge`` and ``judge_model`` (categoricals), ``parse_ok``, ``winner_position`` (0, 1 or
+    NaN), ``call_keys`` (tuples) and ``numbers``: one row per turn and one column per JSON path
+    of the parsed answer (NaN where the path is missing or the turn did not parse). SQLite
+    parses each answer once and the numbers of a chunk are read back as one text."""
     paths = ", ".join(f"'{path}'" for path in parsed_paths)
     missing = ",".join(["nan"] * len(parsed_paths))
     cursor = store.read(
@@ -90,30 +120,44 @@ def _turn_columns(store: Store, parsed_paths: Sequence[str]) -> dict[str, Any]:
         f"'null', 'nan'), '[nan,', ''), ']', ''), '{missing}'), call_keys "
         "FROM turns ORDER BY trial_key, round, speaker_index"
     )
-    columns: list[list[Any]] = [[] for _ in range(10)]
-    appends = [column.append for column in columns]
-    for row in cursor:
-        for append, value in zip(appends, row, strict=True):
-            append(value)
-    (trial_key, round_, round_kind, judge, judge_model, attempts, ok, winner, numbers,
-     call_keys) = columns  # fmt: skip
-    n = len(trial_key)
-    values = np.fromstring(",".join(numbers), sep=",") if n else np.empty(0)
-    if values.size != n * len(parsed_paths):
-        raise ValueError("a parsed judge answer holds a score that is not a number")
-    keys = json.loads("[" + ",".join(call_keys) + "]")
-    return {
-        "trial_key": trial_key,
-        "round": round_,
-        "round_kind": round_kind,
-        "judge": judge,
-        "judge_model": judge_model,
-        "attempts": attempts,
-        "parse_ok": [bool(x) for x in ok],
-        "winner": winner,
-        "numbers": values.reshape(n, len(parsed_paths)),
-        "call_keys": [tuple(map(str, k)) for k in keys],
+    texts = {name: _Codes() for name in ("round_kind", "judge", "judge_model")}
+    parts: dict[str, list[np.ndarray]] = {
+        name: [] for name in ("trial", "round", "attempts", "parse_ok", "winner_position")
     }
+    numbers: list[np.ndarray] = []
+    call_keys: list[tuple[str, ...]] = []
+    positions = {"A": 0.0, "B": 1.0}
+    while rows := cursor.fetchmany(_CHUNK_ROWS):
+        (trial_key, round_, round_kind, judge, judge_model, attempts, ok, winner, found,
+         keys) = zip(*rows, strict=True)  # fmt: skip
+        del rows
+        parts["trial"].append(np.fromiter(map(trial_index.__getitem__, trial_key), np.int64))
+        parts["round"].append(np.asarray(round_, dtype=np.int64))
+        parts["attempts"].append(np.asarray(attempts, dtype=np.int64))
+        parts["parse_ok"].append(np.asarray(ok, dtype=bool))
+        parts["winner_position"].append(
+            np.fromiter((positions.get(w, math.nan) for w in winner), dtype=float)
+        )
+        for name, values in (("round_kind", round_kind), ("judge", judge), ("judge_model",
+                             judge_model)):  # fmt: skip
+            texts[name].add(values)
+        chunk = np.fromstring(",".join(found), sep=",")
+        if chunk.size != len(found) * len(parsed_paths):
+            raise ValueError("a parsed judge answer holds a score that is not a number")
+        numbers.append(chunk.reshape(len(found), len(parsed_paths)))
+        call_keys.extend(tuple(map(str, k)) for k in json.loads("[" + ",".join(keys) + "]"))
+    out: dict[str, Any] = {
+        name: np.concatenate(values) if values else np.empty(0, dtype=np.int64)
+        for name, values in parts.items()
+    }
+    out["parse_ok"] = out["parse_ok"].astype(bool)
+    out["winner_position"] = out["winner_position"].astype(float)
+    out.update({name: codes.categorical() for name, codes in texts.items()})
+    out["numbers"] = (
+        np.concatenate(numbers) if numbers else np.empty((0, len(parsed_paths)), dtype=float)
+    )
+    out["call_keys"] = call_keys
+    return out
 
 
 def _categorical(values: Any, categories: Any = None) -> pd.Categorical:
@@ -193,13 +237,20 @@ def _trials(store: Store) -> dict[str, np.ndarray]:
     return out
 
 
-def _frame(columns: list[str], values: dict[str, Any]) -> pd.DataFrame:
+def _frame(columns: list[str], values: dict[str, Any], categorical: bool) -> pd.DataFrame:
+    """The frame of ``columns``; text columns as categoricals, or as strings (what pandas
+    makes of Python strings) when ``categorical`` is False."""
+    if not categorical:
+        values = {
+            name: np.asarray(value, dtype=object) if isinstance(value, pd.Categorical) else value
+            for name, value in values.items()
+        }
     return pd.DataFrame({name: values[name] for name in columns}, columns=columns)
 
 
 def frame_columns(
     store: Store, score_columns: list[str], verdict_columns: list[str],
-    turn_columns: list[str], consensus_columns: list[str],
+    turn_columns: list[str], consensus_columns: list[str], *, categorical: bool,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:  # fmt: skip
     """The scores, verdicts, turns and consensus frames of ``store`` (see ``load_frames``)."""
     trials = _trials(store)
@@ -214,7 +265,7 @@ def frame_columns(
     verdict["winner_identity"] = pd.Categorical.from_codes(
         np.where(np.isnan(winner), -1, won.codes), dtype=won.dtype
     )
-    verdicts = _frame(verdict_columns, verdict)
+    verdicts = _frame(verdict_columns, verdict, categorical)
 
     # Consensus: (finished trial, candidate, sorted metric) rows that have a score.
     with_consensus = ok & trials["has_consensus"]
@@ -228,22 +279,21 @@ def frame_columns(
     trial_of, position, metric = np.nonzero(present)
     values = _rows(trials, consensus_columns, trial_of, position, metric, _SORTED_METRICS)
     values["score"] = combined[trial_of, position, metric]
-    consensus = _frame(consensus_columns, values)
+    consensus = _frame(consensus_columns, values, categorical)
 
     # Turns: one row per judge turn, parsed or not.
-    read = _turn_columns(store, _PARSED_PATHS)
-    turn_trial = pd.Index(trials["trial_key"]).get_indexer(read["trial_key"])
+    read = _turn_columns(
+        store, _PARSED_PATHS, {key: index for index, key in enumerate(trials["trial_key"])}
+    )
+    turn_trial = read["trial"]
     turn = {name: trials[name][turn_trial] for name in turn_columns if name in trials}
     turn["protocol"] = trials["protocol"][turn_trial]
-    for name in ("judge", "judge_model", "round_kind"):
-        turn[name] = _categorical(read[name])
-    turn["round"] = np.asarray(read["round"], dtype=np.int64)
-    turn["attempts"] = np.asarray(read["attempts"], dtype=np.int64)
-    parse_ok = np.asarray(read["parse_ok"], dtype=bool)
+    for name in ("judge", "judge_model", "round_kind", "round", "attempts", "winner_position"):
+        turn[name] = read[name]
+    parse_ok = read["parse_ok"]
     turn["parse_ok"] = parse_ok
-    turn["winner_position"] = _winner_position(np.asarray(read["winner"], dtype=object))
     turn["call_keys"] = read["call_keys"]
-    turns = _frame(turn_columns, turn)
+    turns = _frame(turn_columns, turn, categorical)
 
     # Scores: (parsed turn, candidate, metric) rows; a single trial's answer is candidate A.
     numbers = read["numbers"]
@@ -261,7 +311,7 @@ def frame_columns(
     for name in ("judge", "judge_model", "round", "round_kind"):
         values[name] = turn[name][turn_of]
     values["score"] = by_candidate[turn_of, position, metric]
-    scores = _frame(score_columns, values)
+    scores = _frame(score_columns, values, categorical)
     return scores, verdicts, turns, consensus
 
 

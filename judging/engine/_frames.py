@@ -157,13 +157,24 @@ class RunFrames:
         return list(dict.fromkeys(str(v) for v in pd.unique(seen)))
 
 
-def load_frames(store: Store) -> RunFrames:
+def load_frames(store: Store, *, categorical: bool = False) -> RunFrames:
     """The store's trials as frames, each unit once: trials that repeat an earlier trial's
     judge requests byte for byte are dropped from every frame and listed in
     ``duplicate_trials`` (see ``RunFrames.deduplicated``), so no analysis counts them twice.
-    The store is read in columns (see ``frame_columns``), not a record per turn."""
+
+    The store is read in columns (see ``frame_columns``), not a record per turn. With
+    ``categorical`` the text columns (design, labels, judges, rounds, metrics, trial keys) are
+    pandas categoricals instead of strings: a byte or four a row instead of the text, which is
+    what lets ``fairpanel report`` analyse a million turns in memory. Comparisons, ``isin``
+    and groupings behave as on strings; string arithmetic (``a + b``) needs ``astype(str)``.
+    """
     scores, verdicts, turns, consensus = frame_columns(
-        store, _SCORE_COLUMNS, _VERDICT_COLUMNS, _TURN_COLUMNS, _CONSENSUS_COLUMNS
+        store,
+        _SCORE_COLUMNS,
+        _VERDICT_COLUMNS,
+        _TURN_COLUMNS,
+        _CONSENSUS_COLUMNS,
+        categorical=categorical,
     )
     return RunFrames(scores, verdicts, turns, consensus).deduplicated()
 
