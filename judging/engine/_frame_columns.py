@@ -93,13 +93,13 @@ class _Codes:
         codes = (table.setdefault(value, len(table)) for value in values)
         self.parts.append(np.fromiter(codes, dtype=np.int32, count=len(values)))
 
-    def categorical(self) -> pd.Categorical:
+    def categorical(self) -> Any:
         names = sorted(self.table)
         remap = np.empty(len(names), dtype=np.int32)
         for rank, name in enumerate(names):
             remap[self.table[name]] = rank
         codes = np.concatenate(self.parts) if self.parts else np.empty(0, dtype=np.int32)
-        return pd.Categorical.from_codes(remap[codes], categories=names)
+        return pd.Categorical.from_codes(remap[codes], categories=pd.Index(names))
 
 
 def _turn_columns(
@@ -169,7 +169,7 @@ def _categorical(values: Any, categories: Any = None) -> pd.Categorical:
     return pd.Categorical(values, categories=categories)
 
 
-def _pick(second: np.ndarray, first_values: pd.Categorical, second_values: pd.Categorical) -> Any:
+def _pick(second: np.ndarray, first_values: Any, second_values: Any) -> Any:
     """Per row, the second categorical's value where ``second`` else the first's (the two
     share their categories)."""
     codes = np.where(second, second_values.codes, first_values.codes)
@@ -226,7 +226,7 @@ def _trials(store: Store) -> dict[str, np.ndarray]:
     for name in ("first_identity", "second_identity"):
         out[name] = _categorical(columns[name], identities)
     # Keys are unique and already sorted: each trial is its own category.
-    out["trial_key"] = pd.Categorical.from_codes(np.arange(n), categories=keys)
+    out["trial_key"] = pd.Categorical.from_codes(np.arange(n), categories=pd.Index(keys))
     out["trial_status"] = _categorical(statuses)
     out["has_consensus"] = np.asarray([row is not None for row in consensus], dtype=bool)
     rows = [row if row is not None else [None] * len(_CONSENSUS_PATHS) for row in consensus]
@@ -259,7 +259,9 @@ def frame_columns(
     # Verdicts: finished pair trials with a consensus, in key order.
     chosen = np.flatnonzero((trials["protocol"] == "pair") & ok & trials["has_consensus"])
     winner = _winner_position(trials["consensus_winner"][chosen])
-    verdict = {name: trials[name][chosen] for name in verdict_columns if name in trials}
+    verdict: dict[str, Any] = {
+        name: trials[name][chosen] for name in verdict_columns if name in trials
+    }
     verdict["winner_position"] = winner
     won = _pick(winner == 1.0, verdict["first_identity"], verdict["second_identity"])
     verdict["winner_identity"] = pd.Categorical.from_codes(
@@ -335,6 +337,6 @@ def _rows(
     )
     rows["position"] = position.astype(np.int64)
     rows["metric"] = pd.Categorical.from_codes(
-        np.argsort(np.argsort(metrics))[metric], categories=sorted(metrics)
+        np.argsort(np.argsort(metrics))[metric], categories=pd.Index(sorted(metrics))
     )
     return rows

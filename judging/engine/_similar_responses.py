@@ -95,6 +95,17 @@ _CHUNK = 500
 """Values per ``IN (...)`` query (well under SQLite's bound on parameters)."""
 
 
+def _requests_shared(store: Store) -> bool:
+    """Whether any request key belongs to two trials (without that no trial repeats another);
+    SQLite answers it from the keys alone, without a Python set per trial."""
+    shared = store.read(
+        "SELECT 1 FROM (SELECT j.value AS request, turns.trial_key AS trial FROM turns, "
+        "json_each(turns.call_keys) AS j) GROUP BY request HAVING MIN(trial) != MAX(trial) "
+        "LIMIT 1"
+    ).fetchone()
+    return shared is not None
+
+
 def _trials_of_scenarios(store: Store, scenarios: list[str]) -> dict[str, str]:
     """Trial key -> scenario id of every trial on one of ``scenarios``."""
     found: dict[str, str] = {}
@@ -140,9 +151,10 @@ def similar_responses(store: Store) -> list[SimilarResponses]:
     if not found:
         return []
     per_scenario: dict[str, int] = {}
-    scenario_of = _trials_of_scenarios(store, sorted({found_[0] for found_ in found}))
-    for key in duplicate_trials_of(_trial_call_keys(store, sorted(scenario_of))):
-        per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
+    if _requests_shared(store):
+        scenario_of = _trials_of_scenarios(store, sorted({found_[0] for found_ in found}))
+        for key in duplicate_trials_of(_trial_call_keys(store, sorted(scenario_of))):
+            per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
     return [
         SimilarResponses(scenario_id, model, kind, ratio, per_scenario.get(scenario_id, 0))
         for scenario_id, model, kind, ratio in found
