@@ -53,7 +53,7 @@ class ArmFrames(Protocol):
 
 
 def _labels(values: pd.Series) -> list[str]:
-    return sorted({str(v) for v in values.dropna()})
+    return sorted({str(v) for v in values.dropna().unique()})
 
 
 def primary_contrasts(frames: ArmFrames) -> set[Contrast]:

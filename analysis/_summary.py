@@ -50,12 +50,11 @@ def _trial_counts(
     scores but still counts as run; every verdict is a pair trial)."""
     counts: dict[str, int] = {}
     for protocol in PROTOCOLS:
-        keys: set[str] = set()
-        for frame in (scores, turns):
-            keys.update(str(k) for k in frame.loc[frame[PROTOCOL] == protocol, TRIAL_KEY])
+        keys = [frame.loc[frame[PROTOCOL] == protocol, TRIAL_KEY] for frame in (scores, turns)]
         if protocol == "pair":
-            keys.update(str(k) for k in verdicts[TRIAL_KEY])
-        counts[protocol] = len(keys)
+            keys.append(verdicts[TRIAL_KEY])
+        # Distinct keys as strings, counted by pandas rather than one Python object per row.
+        counts[protocol] = int(pd.Series(pd.concat(keys).unique()).astype(str).nunique())
     return counts
 
 

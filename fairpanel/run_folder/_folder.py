@@ -43,10 +43,11 @@ def read_json(path: Path) -> Any:
         raise BadRunFolderError(f"{path} cannot be read as JSON: {exc}") from None
 
 
-def read_frames(run_dir: Path) -> RunFrames:
-    """The judge-panel frames of the store in ``run_dir``."""
+def read_frames(run_dir: Path, *, categorical: bool = False) -> RunFrames:
+    """The judge-panel frames of the store in ``run_dir`` (text columns as categoricals with
+    ``categorical``, see ``load_frames``)."""
     store = Store(run_dir / STORE_FILE)
     try:
-        return load_frames(store)
+        return load_frames(store, categorical=categorical)
     finally:
         store.close()

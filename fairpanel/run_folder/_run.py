@@ -137,7 +137,9 @@ def _report(run_dir: Path, study: StudyConfig | None) -> Reported:
         results = write_study_results(run_dir, study)
         page = build_study(study).report(results)
         return Reported(run_dir, study, results, write_study_report(run_dir, results, page))
-    frames = read_frames(run_dir)
+    # Categoricals: the analysis reads but never builds text from the frames, and a large
+    # run's frames fit in memory only so (see load_frames).
+    frames = read_frames(run_dir, categorical=True)
     results = write_results(run_dir, frames)
     return Reported(run_dir, None, results, write_report(run_dir, results, frames.scores))
 

@@ -18,15 +18,14 @@ the cache) are one observation, not two. ``turns`` carries each turn's request k
 
 from __future__ import annotations
 
-import math
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from fairpanel.judging.engine._frame_columns import frame_columns
 from fairpanel.judging.engine._store import Store
-from fairpanel.judging.experiment._config import DEFAULT_PANEL
-from fairpanel.judging.protocol._judgment import METRICS
 
 __all__ = ["RunFrames", "duplicate_trials_of", "load_frames"]
 
@@ -79,15 +78,16 @@ class RunFrames:
         of ``turns``; frames without it are returned as they are."""
         if "call_keys" not in self.turns.columns:
             return self
+        if not self._requests_shared():
+            return self
         keys: dict[str, set[str]] = {}
         # Two panels asked the same thing (identical panels) are two panels' observations,
         # so requests repeat a trial only within one panel.
-        panels = self.turns["panel"] if "panel" in self.turns.columns else None
-        for index, (trial_key, call_keys) in enumerate(
-            zip(self.turns["trial_key"], self.turns["call_keys"], strict=True)
+        panels = self.turns["panel"] if "panel" in self.turns.columns else [""] * len(self.turns)
+        for trial_key, panel, call_keys in zip(
+            self.turns["trial_key"], panels, self.turns["call_keys"], strict=True
         ):
             found = keys.setdefault(str(trial_key), set())
-            panel = "" if panels is None else str(panels.iloc[index])
             if isinstance(call_keys, (tuple, list)):
                 found.update(f"{panel}\0{key}" for key in call_keys)
         dropped = set(duplicate_trials_of(keys))
@@ -104,6 +104,35 @@ class RunFrames:
             keep(self.consensus),
             duplicate_trials=(*self.duplicate_trials, *sorted(dropped)),
         )
+
+    def _requests_shared(self) -> bool:
+        """Whether any request key belongs to two trials of one panel: without that no trial
+        can repeat another, and the per-turn sets of ``deduplicated`` are not needed (one
+        vectorised pass instead of a Python set per trial on a large run)."""
+        turns = self.turns
+        call_keys = turns["call_keys"].to_numpy(dtype=object)
+        lengths = np.fromiter(
+            (len(keys) if isinstance(keys, (tuple, list)) else 0 for keys in call_keys),
+            dtype=np.int64,
+            count=len(call_keys),
+        )
+        owners = np.repeat(np.arange(len(call_keys)), lengths)
+        flat = np.fromiter(
+            itertools.chain.from_iterable(
+                keys for keys in call_keys if isinstance(keys, (tuple, list))
+            ),
+            dtype=object,
+            count=int(lengths.sum()),
+        )
+        panels = turns["panel"] if "panel" in turns.columns else pd.Series([""] * len(turns))
+        pairs = pd.DataFrame(
+            {
+                "trial": pd.factorize(turns["trial_key"])[0][owners],
+                "panel": pd.factorize(panels)[0][owners],
+                "key": pd.factorize(flat)[0],
+            }
+        ).drop_duplicates()
+        return bool(pairs.duplicated(["panel", "key"]).any())
 
     def where(self, **design: str) -> RunFrames:
         """The rows of one arm, treatment or signal, e.g. ``frames.where(arm="main")``."""
@@ -128,153 +157,26 @@ class RunFrames:
         return list(dict.fromkeys(str(v) for v in pd.unique(seen)))
 
 
-def _design_columns(spec: dict[str, Any]) -> dict[str, Any]:
-    """The design variables an analysis splits by (older stores lack them: main, none; a
-    single-panel run's trials name no panel: ``DEFAULT_PANEL``)."""
-    return {
-        "arm": spec.get("arm", "main"),
-        "treatment": spec.get("treatment", "none"),
-        "signal": spec.get("signal", "explicit"),
-        "panel": spec.get("panel") or DEFAULT_PANEL,
-    }
-
-
-def _label_columns(spec: dict[str, Any]) -> dict[str, Any]:
-    """Where a trial sits in the design: scenario, replicate, labels and responses in order."""
-    identities = spec["identities"]
-    responses = spec["response_indices"]
-    return {
-        "base_id": spec["base_id"],
-        "scenario_id": spec["scenario_id"],
-        "replicate": int(spec.get("replicate", 0)),
-        "first_identity": identities[0],
-        "second_identity": identities[1] if len(identities) > 1 else None,
-        "first_response_index": responses[0],
-    }
-
-
-def _winner_position(parsed: dict[str, Any] | None) -> float:
-    winner = None if parsed is None else parsed.get("winner")
-    return float(CANDIDATES.index(winner)) if winner in CANDIDATES else math.nan
-
-
-def _consensus_rows(
-    key: str, spec: dict[str, Any], consensus: dict[str, Any]
-) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    combined: dict[str, dict[str, float]] = consensus.get("scores") or {}
-    for position, candidate in enumerate(CANDIDATES[: len(spec["identities"])]):
-        for metric, score in sorted(combined.get(candidate, {}).items()):
-            rows.append(
-                {
-                    "trial_key": key,
-                    **_design_columns(spec),
-                    "protocol": spec["protocol"],
-                    "base_id": spec["base_id"],
-                    "scenario_id": spec["scenario_id"],
-                    "category": spec["category"],
-                    "identity": spec["identities"][position],
-                    "position": position,
-                    "response_index": spec["response_indices"][position],
-                    "replicate": int(spec.get("replicate", 0)),
-                    "consensus_method": consensus.get("method"),
-                    "metric": metric,
-                    "score": float(score),
-                }
-            )
-    return rows
-
-
-def load_frames(store: Store) -> RunFrames:
+def load_frames(store: Store, *, categorical: bool = False) -> RunFrames:
     """The store's trials as frames, each unit once: trials that repeat an earlier trial's
     judge requests byte for byte are dropped from every frame and listed in
-    ``duplicate_trials`` (see ``RunFrames.deduplicated``), so no analysis counts them twice."""
-    specs: dict[str, dict[str, Any]] = {}
-    verdict_rows: list[dict[str, Any]] = []
-    consensus_rows: list[dict[str, Any]] = []
-    statuses: dict[str, str] = {}
-    for key, spec, status, _error, consensus in store.iter_trials():
-        specs[key] = spec
-        statuses[key] = status
-        if status == "ok" and consensus is not None:
-            consensus_rows.extend(_consensus_rows(key, spec, consensus))
-        if spec["protocol"] != "pair" or status != "ok" or consensus is None:
-            continue
-        winner = consensus.get("winner")
-        position = CANDIDATES.index(winner) if winner in CANDIDATES else None
-        verdict_rows.append(
-            {
-                "trial_key": key,
-                **_design_columns(spec),
-                "base_id": spec["base_id"],
-                "scenario_id": spec["scenario_id"],
-                "category": spec["category"],
-                "first_identity": spec["identities"][0],
-                "second_identity": spec["identities"][1],
-                "first_response_index": spec["response_indices"][0],
-                "winner_position": math.nan if position is None else float(position),
-                "winner_identity": None if position is None else spec["identities"][position],
-                "replicate": int(spec.get("replicate", 0)),
-                "second_response_index": spec["response_indices"][1],
-            }
-        )
-    score_rows: list[dict[str, Any]] = []
-    turn_rows: list[dict[str, Any]] = []
-    for turn in store.iter_turns():
-        spec = specs[turn["trial_key"]]
-        parsed = turn["parsed"]
-        turn_rows.append(
-            {
-                "trial_key": turn["trial_key"],
-                **_design_columns(spec),
-                "protocol": spec["protocol"],
-                "category": spec["category"],
-                "judge": turn["judge"],
-                "judge_model": turn["judge_model"],
-                "round": turn["round"],
-                "round_kind": turn["round_kind"],
-                "attempts": turn["attempts"],
-                "parse_ok": parsed is not None,
-                **_label_columns(spec),
-                "winner_position": _winner_position(parsed),
-                "call_keys": turn["call_keys"],
-                "trial_status": statuses[turn["trial_key"]],
-            }
-        )
-        if parsed is None:
-            continue
-        per_candidate = (
-            {"A": parsed} if spec["protocol"] == "single" else {c: parsed[c] for c in CANDIDATES}
-        )
-        for position, candidate in enumerate(CANDIDATES[: len(spec["identities"])]):
-            for metric in METRICS:
-                score_rows.append(
-                    {
-                        "trial_key": turn["trial_key"],
-                        **_design_columns(spec),
-                        "protocol": spec["protocol"],
-                        "base_id": spec["base_id"],
-                        "scenario_id": spec["scenario_id"],
-                        "category": spec["category"],
-                        "identity": spec["identities"][position],
-                        "position": position,
-                        "response_index": spec["response_indices"][position],
-                        "judge": turn["judge"],
-                        "judge_model": turn["judge_model"],
-                        "round": turn["round"],
-                        "round_kind": turn["round_kind"],
-                        "metric": metric,
-                        "score": float(per_candidate[candidate][metric]),
-                        "replicate": int(spec.get("replicate", 0)),
-                        "trial_status": statuses[turn["trial_key"]],
-                    }
-                )
-    return RunFrames(
-        scores=pd.DataFrame(score_rows, columns=_SCORE_COLUMNS),
-        verdicts=pd.DataFrame(verdict_rows, columns=_VERDICT_COLUMNS),
-        turns=pd.DataFrame(turn_rows, columns=_TURN_COLUMNS),
-        consensus=pd.DataFrame(consensus_rows, columns=_CONSENSUS_COLUMNS),
-    ).deduplicated()
+    ``duplicate_trials`` (see ``RunFrames.deduplicated``), so no analysis counts them twice.
+
+    The store is read in columns (see ``frame_columns``), not a record per turn. With
+    ``categorical`` the text columns (design, labels, judges, rounds, metrics, trial keys) are
+    pandas categoricals instead of strings: a byte or four a row instead of the text, which is
+    what lets ``fairpanel report`` analyse a million turns in memory. Comparisons, ``isin``
+    and groupings behave as on strings; string arithmetic (``a + b``) needs ``astype(str)``.
+    """
+    scores, verdicts, turns, consensus = frame_columns(
+        store,
+        _SCORE_COLUMNS,
+        _VERDICT_COLUMNS,
+        _TURN_COLUMNS,
+        _CONSENSUS_COLUMNS,
+        categorical=categorical,
+    )
+    return RunFrames(scores, verdicts, turns, consensus).deduplicated()
 
 
 _DESIGN_COLUMNS = ["arm", "treatment", "signal", "panel"]

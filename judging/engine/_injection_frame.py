@@ -6,7 +6,9 @@ the main arm and no injection, so its key is recomputed, not looked up by matchi
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterator
 from statistics import fmean
 from typing import Any
 
@@ -28,39 +30,65 @@ def _twin_key(spec: dict[str, Any]) -> str | None:
         return None
 
 
+_CHUNK = 500
+"""Keys per ``IN (...)`` query (well under SQLite's bound on parameters)."""
+
+
+def _chunks(keys: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(keys), _CHUNK):
+        yield keys[start : start + _CHUNK]
+
+
 def injection_frame(store: Store) -> pd.DataFrame:
-    """Final-round answers of injected trials and of the main trials they are twins of."""
+    """Final-round answers of injected trials and of the main trials they are twins of. Only
+    those trials and turns are read (SQLite picks the injection arm out of the specs), so a
+    large run without the injection arm pays one scan of the trials table."""
     specs: dict[str, tuple[dict[str, Any], str]] = {}
     pair_key: dict[str, str] = {}
-    for key, spec, status, _error, _consensus in store.iter_trials():
+    injected = store.read(
+        "SELECT key, spec, status FROM trials WHERE json_extract(spec, '$.arm') = 'injection'"
+    ).fetchall()
+    for key, spec_text, status in injected:
+        spec = json.loads(spec_text)
         specs[key] = (spec, status)
-        if spec.get("arm") == "injection" and status == "ok":
+        if status == "ok":
             twin = _twin_key(spec)
             if twin is not None:
                 pair_key[key] = pair_key[twin] = twin
+    keys = sorted(pair_key)
+    for chunk in _chunks(keys):
+        marks = ", ".join("?" * len(chunk))
+        for key, spec_text, status in store.read(
+            f"SELECT key, spec, status FROM trials WHERE key IN ({marks})", chunk
+        ):
+            specs.setdefault(key, (json.loads(spec_text), status))
     rows = []
-    for turn in store.iter_turns():
-        key = turn["trial_key"]
-        spec, status = specs[key]
-        if key not in pair_key or status != "ok" or turn["round_kind"] != "final":
-            continue
-        parsed = turn["parsed"]
-        if parsed is None:
-            continue
-        single = spec["protocol"] == "single"
-        injected = "A" if single else "B"  # the candidate shown last carries the instruction
-        scores = parsed if single else parsed[injected]
-        rows.append(
-            {
-                "pair_key": pair_key[key],
-                "arm": spec["arm"],
-                "protocol": spec["protocol"],
-                "judge": turn["judge"],
-                "judge_model": turn["judge_model"],
-                "score": fmean(float(scores[metric]) for metric in METRICS),
-                "won": math.nan if single else float(parsed.get("winner") == injected),
-            }
-        )
+    for chunk in _chunks(keys):
+        marks = ", ".join("?" * len(chunk))
+        for key, judge, judge_model, parsed_text in store.read(
+            "SELECT trial_key, judge, judge_model, parsed FROM turns WHERE round_kind = 'final' "
+            f"AND parsed IS NOT NULL AND trial_key IN ({marks}) "
+            "ORDER BY trial_key, round, speaker_index",
+            chunk,
+        ):
+            spec, status = specs[key]
+            if status != "ok":
+                continue
+            parsed = json.loads(parsed_text)
+            single = spec["protocol"] == "single"
+            shown_last = "A" if single else "B"  # the candidate shown last carries the text
+            scores = parsed if single else parsed[shown_last]
+            rows.append(
+                {
+                    "pair_key": pair_key[key],
+                    "arm": spec["arm"],
+                    "protocol": spec["protocol"],
+                    "judge": judge,
+                    "judge_model": judge_model,
+                    "score": fmean(float(scores[metric]) for metric in METRICS),
+                    "won": math.nan if single else float(parsed.get("winner") == shown_last),
+                }
+            )
     return pd.DataFrame(rows, columns=INJECTION_COLUMNS)
 
 

@@ -11,6 +11,7 @@ warnings can be read back from the store at any time.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -90,6 +91,51 @@ class SimilarResponses:
         )
 
 
+_CHUNK = 500
+"""Values per ``IN (...)`` query (well under SQLite's bound on parameters)."""
+
+
+def _requests_shared(store: Store) -> bool:
+    """Whether any request key belongs to two trials (without that no trial repeats another);
+    SQLite answers it from the keys alone, without a Python set per trial."""
+    shared = store.read(
+        "SELECT 1 FROM (SELECT j.value AS request, turns.trial_key AS trial FROM turns, "
+        "json_each(turns.call_keys) AS j) GROUP BY request HAVING MIN(trial) != MAX(trial) "
+        "LIMIT 1"
+    ).fetchone()
+    return shared is not None
+
+
+def _trials_of_scenarios(store: Store, scenarios: list[str]) -> dict[str, str]:
+    """Trial key -> scenario id of every trial on one of ``scenarios``."""
+    found: dict[str, str] = {}
+    for start in range(0, len(scenarios), _CHUNK):
+        chunk = scenarios[start : start + _CHUNK]
+        found.update(
+            store.read(
+                "SELECT key, json_extract(spec, '$.scenario_id') AS scenario FROM trials "
+                f"WHERE scenario IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
+        )
+    return found
+
+
+def _trial_call_keys(store: Store, keys: list[str]) -> dict[str, list[str]]:
+    """The request keys of the judge turns of the trials ``keys`` (trials without turns are
+    absent). Only trials on a flagged scenario are read: two trials that sent exactly the same
+    requests showed the judges the same scenario, so a repeat never crosses scenarios."""
+    found: dict[str, list[str]] = {}
+    for start in range(0, len(keys), _CHUNK):
+        chunk = keys[start : start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        for trial_key, call_keys in store.read(
+            f"SELECT trial_key, call_keys FROM turns WHERE trial_key IN ({marks})", chunk
+        ):
+            found.setdefault(trial_key, []).extend(map(str, json.loads(call_keys)))
+    return found
+
+
 def similar_responses(store: Store) -> list[SimilarResponses]:
     """Every scenario in ``store`` whose two responses are identical or near-identical, in
     scenario order, with the number of its trials dropped as duplicates."""
@@ -104,11 +150,11 @@ def similar_responses(store: Store) -> list[SimilarResponses]:
                 found.append((scenario_id, model, kind, ratio))
     if not found:
         return []
-    dropped = duplicate_trials_of(store.trial_call_keys())
     per_scenario: dict[str, int] = {}
-    for key, spec, *_ in store.iter_trials():
-        if key in dropped:
-            per_scenario[spec["scenario_id"]] = per_scenario.get(spec["scenario_id"], 0) + 1
+    if _requests_shared(store):
+        scenario_of = _trials_of_scenarios(store, sorted({found_[0] for found_ in found}))
+        for key in duplicate_trials_of(_trial_call_keys(store, sorted(scenario_of))):
+            per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
     return [
         SimilarResponses(scenario_id, model, kind, ratio, per_scenario.get(scenario_id, 0))
         for scenario_id, model, kind, ratio in found

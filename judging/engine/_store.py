@@ -223,6 +223,11 @@ class Store:
             item["call_keys"] = tuple(str(key) for key in json.loads(item["call_keys"]))
             yield item
 
+    def read(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """A read-only query of the store's tables, for the readers in this package that need
+        a large store in columns (``frame_columns``) rather than one record at a time."""
+        return self._db.execute(sql, parameters)
+
     def trial_call_keys(self) -> dict[str, frozenset[str]]:
         """Every request key each stored trial's judge turns made (trials without turns are
         absent), so byte-identical trials can be found without loading the frames."""
