@@ -230,14 +230,25 @@ def _references(config: ExperimentConfig) -> set[str]:
     return found
 
 
+def _summed_limit(limits: list[Any], name: str) -> float | None:
+    """One per-minute limit over a model's endpoints: their sum when every endpoint sets it
+    (replicas take the load together), else None (an unlimited replica bounds nothing)."""
+    values = [getattr(one, name, None) for one in limits]
+    return float(sum(values)) if values and all(v for v in values) else None
+
+
 def _wall_time(config: ExperimentConfig, tally: _Tally) -> tuple[float | None, str]:
-    """The time the slowest configured limit allows, if every model has a limit."""
+    """The time the slowest configured limit allows, if every model has a limit; a model on
+    replicas is limited by the sum of its replicas' limits."""
     bounds = []
     for model_id, usage in tally.tokens.items():
         spec = next((s for s in config.models.values() if s.id == model_id), None)
-        limits = getattr(spec, "limits", None) if spec is not None else None
-        rpm = getattr(limits, "requests_per_minute", None)
-        tpm = getattr(limits, "tokens_per_minute", None)
+        if spec is None:
+            limits: list[Any] = []
+        else:
+            limits = [one.limits for one in spec.replica_specs()] or [spec.limits]
+        rpm = _summed_limit(limits, "requests_per_minute")
+        tpm = _summed_limit(limits, "tokens_per_minute")
         if rpm is None and tpm is None:
             return None, f"no rate limit configured for {model_id}: time depends on its latency"
         if rpm:

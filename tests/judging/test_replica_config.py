@@ -9,7 +9,7 @@ from conftest import WriteExperiment
 from helpers.paths import EXAMPLES
 
 from fairpanel import InputFileError
-from fairpanel.judging import load_experiment
+from fairpanel.judging import estimate, load_experiment
 
 VALID = """\
 name: replica-check
@@ -90,3 +90,29 @@ def test_the_vllm_replicas_example_loads() -> None:
         "http://127.0.0.1:8001/v1",
         "http://127.0.0.1:8002/v1",
     ]
+
+
+def _wall_seconds(write: WriteExperiment, replicas: str) -> float | None:
+    text = VALID.replace(
+        "    replicas:\n      - base_url: http://127.0.0.1:8001/v1\n" + SECOND, replicas
+    ).replace("  model: mock/responder", "  model: judge")
+    return estimate(load_experiment(write(text))).wall_seconds
+
+
+def test_the_estimate_counts_every_replicas_limit(write_experiment: WriteExperiment) -> None:
+    one = _wall_seconds(
+        write_experiment,
+        "    base_url: http://127.0.0.1:8001/v1\n    limits: {requests_per_minute: 60}\n",
+    )
+    limited = "        limits: {requests_per_minute: 60}\n"
+    two = _wall_seconds(
+        write_experiment,
+        "    replicas:\n      - base_url: http://127.0.0.1:8001/v1\n" + limited + SECOND + limited,
+    )
+    assert one is not None and two is not None and two == pytest.approx(one / 2, abs=0.1)
+    # A replica without a limit bounds nothing: the time depends on its latency.
+    unlimited = _wall_seconds(
+        write_experiment,
+        "    replicas:\n      - base_url: http://127.0.0.1:8001/v1\n" + limited + SECOND,
+    )
+    assert unlimited is None
