@@ -233,8 +233,9 @@ def _references(config: ExperimentConfig) -> set[str]:
 def _summed_limit(limits: list[Any], name: str) -> float | None:
     """One per-minute limit over a model's endpoints: their sum when every endpoint sets it
     (replicas take the load together), else None (an unlimited replica bounds nothing)."""
-    values = [getattr(one, name, None) for one in limits]
-    return float(sum(values)) if values and all(v for v in values) else None
+    values: list[float | None] = [getattr(one, name, None) for one in limits]
+    present = [float(v) for v in values if v]
+    return sum(present) if values and len(present) == len(values) else None
 
 
 def _wall_time(config: ExperimentConfig, tally: _Tally) -> tuple[float | None, str]:
