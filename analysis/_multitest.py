@@ -18,14 +18,9 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 def holm(p_values: FloatArray) -> FloatArray:
     """Holm's step-down adjustment: the running maximum of (m - rank + 1) x p over the sorted
-    p-values, capped at 1, in the input order."""
+    p-values, capped at 1, in the input order (``weighted_holm`` with equal weights)."""
     p = np.asarray(p_values, dtype=float)
-    order = np.argsort(p, kind="mergesort")
-    m = p.size
-    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    adjusted = np.empty_like(p)
-    adjusted[order] = np.minimum(stepped, 1.0)
-    return adjusted
+    return weighted_holm(p, np.ones_like(p))
 
 
 def weighted_holm(p_values: FloatArray, weights: FloatArray) -> FloatArray:

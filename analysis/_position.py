@@ -138,10 +138,11 @@ def position_bias(
     position = pd.to_numeric(verdicts[WINNER_POSITION]).to_numpy(dtype=float)
     tied = twins["first_won"].eq(0.5).sum() + twins["first_won_swapped"].eq(0.5).sum()
     consistency, _ = order_consistency(verdicts)
+    low, high = _share_bounds(test)
     return {
         "first_position_win_rate": rate,
-        "ci_low": _share_bounds(test)[0],
-        "ci_high": _share_bounds(test)[1],
+        "ci_low": low,
+        "ci_high": high,
         "confidence": confidence,
         "n": int(np.count_nonzero(~np.isnan(position))),
         "n_ties": int(np.count_nonzero(np.isnan(position))),
