@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.judging import STORE_FILE, Store
-from fairpanel.judging.engine import RESOLVED_CONFIG_FILE
+from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, key_hashes, packed_numbers
 from fairpanel.run_folder import run
 
 TEMPLATE = """
@@ -75,6 +75,8 @@ TURN_COLUMNS = (
     "trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, parsed, "
     "parse_error, attempts, prompt_tokens, completion_tokens, latency_s, call_keys"
 )
+PACKED_COLUMNS = "numbers, key_hashes"
+"""What the store packs beside each turn for the analysis (``Store.put_trial`` writes both)."""
 
 
 def make_template(work: Path) -> Path:
@@ -190,6 +192,8 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
                         "no JSON object in the reply" if broken else None,
                         *turn[9:13],
                         json.dumps([call_key]),
+                        packed_numbers(None if broken else json.loads(parsed)),
+                        key_hashes([call_key]),
                     )
                 )
                 total += 1
@@ -207,7 +211,10 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
 
 def _flush(db: sqlite3.Connection, trials: list[Any], turns: list[Any]) -> None:
     db.executemany("INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)", trials)
-    db.executemany(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 14)})", turns)
+    db.executemany(
+        f"INSERT INTO turns ({TURN_COLUMNS}, {PACKED_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+        turns,
+    )
     trials.clear()
     turns.clear()
 

@@ -140,7 +140,7 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     try:
         frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
-        warnings = response_warnings(store)
+        warnings = response_warnings(store, frames.duplicate_trials)
     finally:
         store.close()
     names = _panel_order(run_dir, frames.values("panel")) if "panel" in frames.turns.columns else []

@@ -35,6 +35,7 @@ from fairpanel.judging.engine._similar_responses import (
     similar_responses,
 )
 from fairpanel.judging.engine._store import STORE_FILE, STORE_SCHEMA_VERSION, Store, StudyItemRecord
+from fairpanel.judging.engine._turn_pack import key_hashes, packed_numbers
 from fairpanel.judging.engine._workers import ProgressHook, run_workers
 
 __all__ = [
@@ -71,8 +72,10 @@ __all__ = [
     "export_frame",
     "failure_reason",
     "injection_robustness",
+    "key_hashes",
     "load_frames",
     "open_run_session",
+    "packed_numbers",
     "read_export",
     "response_warnings",
     "run_experiment",

@@ -19,38 +19,18 @@ the cache) are one observation, not two. ``turns`` carries each turn's request k
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from fairpanel.judging.engine._frame_columns import frame_columns
 from fairpanel.judging.engine._store import Store
+from fairpanel.judging.engine._turn_read import duplicate_trials_of
 
 __all__ = ["RunFrames", "duplicate_trials_of", "load_frames"]
 
 CANDIDATES = ("A", "B")
-
-
-def duplicate_trials_of(call_keys: Mapping[str, Iterable[str]]) -> dict[str, str]:
-    """Trials that repeat an earlier one: dropped trial key -> the trial it repeats.
-
-    ``call_keys`` maps a trial key to the request keys of all its judge turns. A trial whose
-    complete set of keys equals that of a trial earlier in trial-key order asked the judges
-    nothing new (every answer came from the same requests), so it adds no observation. A trial
-    with no keys (frames built by hand, simulated frames) is never a duplicate of another.
-    """
-    first: dict[frozenset[str], str] = {}
-    dropped: dict[str, str] = {}
-    for trial_key in sorted(call_keys):
-        keys = frozenset(call_keys[trial_key])
-        if not keys:
-            continue
-        if keys in first:
-            dropped[trial_key] = first[keys]
-        else:
-            first[keys] = trial_key
-    return dropped
 
 
 class RunFrames:
@@ -166,9 +146,10 @@ def load_frames(store: Store, *, categorical: bool = False) -> RunFrames:
     ``categorical`` the text columns (design, labels, judges, rounds, metrics, trial keys) are
     pandas categoricals instead of strings: a byte or four a row instead of the text, which is
     what lets ``fairpanel report`` analyse a million turns in memory. Comparisons, ``isin``
-    and groupings behave as on strings; string arithmetic (``a + b``) needs ``astype(str)``.
+    and groupings behave as on strings; string arithmetic (``a + b``) needs ``astype(str)``;
+    the turns then have no ``call_keys`` (the repeats are already dropped).
     """
-    scores, verdicts, turns, consensus = frame_columns(
+    scores, verdicts, turns, consensus, dropped = frame_columns(
         store,
         _SCORE_COLUMNS,
         _VERDICT_COLUMNS,
@@ -176,7 +157,7 @@ def load_frames(store: Store, *, categorical: bool = False) -> RunFrames:
         _CONSENSUS_COLUMNS,
         categorical=categorical,
     )
-    return RunFrames(scores, verdicts, turns, consensus).deduplicated()
+    return RunFrames(scores, verdicts, turns, consensus, duplicate_trials=dropped)
 
 
 _DESIGN_COLUMNS = ["arm", "treatment", "signal", "panel"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from fairpanel.judging.engine._frames import duplicate_trials_of
@@ -136,9 +136,13 @@ def _trial_call_keys(store: Store, keys: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def similar_responses(store: Store) -> list[SimilarResponses]:
+def similar_responses(
+    store: Store, duplicate_trials: Collection[str] | None = None
+) -> list[SimilarResponses]:
     """Every scenario in ``store`` whose two responses are identical or near-identical, in
-    scenario order, with the number of its trials dropped as duplicates."""
+    scenario order, with the number of its trials dropped as duplicates: those in
+    ``duplicate_trials`` when the caller has the frames' (``RunFrames.duplicate_trials``), or
+    else found from the store's request keys."""
     texts: dict[tuple[str, str], dict[int, str]] = {}
     for scenario_id, index, model, text in store.responses():
         texts.setdefault((scenario_id, model), {})[index] = text
@@ -151,7 +155,13 @@ def similar_responses(store: Store) -> list[SimilarResponses]:
     if not found:
         return []
     per_scenario: dict[str, int] = {}
-    if _requests_shared(store):
+    if duplicate_trials is not None:
+        if duplicate_trials:
+            scenario_of = _trials_of_scenarios(store, sorted({found_[0] for found_ in found}))
+            for key in duplicate_trials:
+                if key in scenario_of:
+                    per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
+    elif _requests_shared(store):
         scenario_of = _trials_of_scenarios(store, sorted({found_[0] for found_ in found}))
         for key in duplicate_trials_of(_trial_call_keys(store, sorted(scenario_of))):
             per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
@@ -161,10 +171,11 @@ def similar_responses(store: Store) -> list[SimilarResponses]:
     ]
 
 
-def response_warnings(store: Store) -> list[str]:
+def response_warnings(store: Store, duplicate_trials: Collection[str] | None = None) -> list[str]:
     """The design warnings about (nearly) identical responses, one sentence per scenario, as
-    the run printed them; recomputed from the store, so they can be read back at any time."""
-    return [found.warning() for found in similar_responses(store)]
+    the run printed them; recomputed from the store, so they can be read back at any time
+    (``duplicate_trials``: see ``similar_responses``)."""
+    return [found.warning() for found in similar_responses(store, duplicate_trials)]
 
 
 CONSOLE_LIMIT = 5

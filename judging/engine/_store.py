@@ -18,6 +18,7 @@ from typing import Any
 from fairpanel.agents import ModelReply, ModelRequest, Usage
 from fairpanel.judging.engine._batch_store import BatchRecords
 from fairpanel.judging.engine._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
+from fairpanel.judging.engine._turn_pack import key_hashes, packed_numbers
 from fairpanel.judging.protocol._records import TrialRecord
 
 __all__ = [
@@ -35,6 +36,14 @@ _CALL_COLUMNS = (
 )
 """The calls table's columns for its insert, named rather than positional so the insert does
 not depend on where the migrations put the columns they added."""
+
+
+TURN_COLUMNS = (
+    "trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, parsed, "
+    "parse_error, attempts, prompt_tokens, completion_tokens, latency_s, call_keys, numbers, "
+    "key_hashes"
+)
+"""The turns table's columns in the order ``put_trial`` writes them."""
 
 
 def _now() -> str:
@@ -172,7 +181,7 @@ class Store:
                 ),
             )
             self._db.executemany(
-                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 16)})",
                 [
                     (
                         record.key,
@@ -189,6 +198,8 @@ class Store:
                         turn.usage.completion_tokens,
                         turn.latency_s,
                         json.dumps(list(turn.call_keys)),
+                        packed_numbers(turn.parsed),
+                        key_hashes(turn.call_keys),
                     )
                     for turn in record.turns
                 ],

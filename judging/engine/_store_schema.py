@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["MIGRATIONS", "SCHEMA", "STORE_SCHEMA_VERSION", "Transaction", "prepare"]
+from fairpanel.judging.engine._turn_pack import backfill_turns
 
-STORE_SCHEMA_VERSION = 4
+__all__ = [
+    "BACKFILLS",
+    "MIGRATIONS",
+    "SCHEMA",
+    "STORE_SCHEMA_VERSION",
+    "Transaction",
+    "prepare",
+]
+
+STORE_SCHEMA_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -114,8 +124,18 @@ MIGRATIONS: dict[int, str] = {
     CREATE INDEX IF NOT EXISTS batch_items_key ON batch_items(key);
     ALTER TABLE calls ADD COLUMN batch_id TEXT;
     """,
+    # 5: what the analysis reads of a turn, packed beside its JSON (see ``_turn_pack``), so a
+    # large store is read without parsing a JSON document per turn; ``BACKFILLS`` fills the
+    # turns stored before.
+    5: """
+    ALTER TABLE turns ADD COLUMN numbers BLOB;
+    ALTER TABLE turns ADD COLUMN key_hashes BLOB;
+    """,
 }
 
+
+BACKFILLS: dict[int, Callable[[sqlite3.Connection], None]] = {5: backfill_turns}
+"""Steps in Python after a version's statements: values derived from rows already stored."""
 
 _ADD_COLUMN = re.compile(r"^\s*ALTER TABLE (\w+) ADD COLUMN (\w+)\b", re.IGNORECASE)
 
@@ -151,6 +171,8 @@ def prepare(db: sqlite3.Connection, path: Path) -> None:
             for statement in MIGRATIONS[target].split(";"):
                 if statement.strip():
                     _apply(db, statement)
+            if target in BACKFILLS:
+                BACKFILLS[target](db)
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),))
 
 

@@ -121,6 +121,9 @@ def test_identical_responses_make_two_arrangements_one_observation(
         # The warning says what happened, and the run printed it into summary.json.
         warnings = response_warnings(store)
         assert len(warnings) == 2
+        # The report counts the frames' own repeats instead of asking the store again.
+        assert response_warnings(store, frames.duplicate_trials) == warnings
+        assert response_warnings(store, ()) != warnings
         for warning, found in zip(warnings, similar_responses(store), strict=True):
             assert found.kind == "identical" and found.duplicate_trials == 2
             assert warning.startswith(f"scenario {found.scenario_id}: ")
