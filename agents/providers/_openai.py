@@ -153,8 +153,8 @@ class OpenAIClient:
     async def complete(self, request: ModelRequest) -> ModelReply:
         started = time.perf_counter()
         try:
-            # httpx.Response: the SDK hands back the HTTP response itself (its own httpx
-            # flavour, which has the same ``headers`` and ``json``).
+            # cast_to=httpx.Response: the SDK hands back the HTTP response itself (newer SDKs
+            # their httpx2 twin of it, with the same ``headers`` and ``json``).
             response = await self._client.post(
                 "/chat/completions", body=self.chat_body(request), cast_to=httpx.Response
             )
