@@ -4,19 +4,25 @@ autogen-ext's client sat here before; it dropped ``usage.prompt_tokens_details.c
 (so the cached-token share could not be reported) and cost more CPU per call than the call's own
 HTTP work. AutoGen stays in ``_autogen_panel``, which talks to this client through our own types.
 
-Calls go through ``with_raw_response`` so the reply's headers are at hand next to its body: the
-served model and ``system_fingerprint`` come from the body, a version header (when the body has
-no fingerprint) from the headers (see ``_served``), and so does the rate-limit quota the
+Calls go through the SDK's plain ``post`` with the body already built (``chat_body``, the same
+body a batch line carries) and come back as the HTTP response. The typed
+``chat.completions.create`` walks every message of its arguments against the SDK's parameter
+types before sending them unchanged, and builds typed objects from the reply: on a debate
+transcript that was half the CPU of a call. ``post`` keeps what matters of the SDK: its
+client, authentication, timeouts and its errors (``APIStatusError`` and the rest) for non-2xx
+replies. The reply's headers are at hand next to its body: the served model and
+``system_fingerprint`` come from the body, a version header (when the body has no
+fingerprint) from the headers (see ``_served``), and so does the rate-limit quota the
 endpoint's pacing reads (see ``_quota``).
 """
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable
 from typing import Any, cast
 
+import httpx
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
@@ -52,9 +58,10 @@ def _wire_messages(request: ModelRequest) -> list[ChatCompletionMessageParam]:
 
 def cached_tokens_of(usage: Any) -> int:
     """Prompt tokens the server read from its prompt cache (OpenAI and llama.cpp both report
-    ``prompt_tokens_details.cached_tokens``; servers that do not report it count as 0)."""
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    ``prompt_tokens_details.cached_tokens``; servers that do not report it count as 0).
+    ``usage`` is the reply's JSON object."""
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return cached if isinstance(cached, int) and cached > 0 else 0
 
 
@@ -125,7 +132,8 @@ class OpenAIClient:
             args[self._max_tokens_field] = sampling.max_tokens
         if request.response_schema is not None:
             if self._structured_output:
-                schema = copy.deepcopy(request.response_schema)
+                # Sent as is (serialised, never changed on the way), so not copied.
+                schema = request.response_schema
                 if self._strict_schema:
                     schema = _strip_unsupported(schema)
                 args["response_format"] = {"type": "json_schema", "json_schema": schema}
@@ -145,12 +153,12 @@ class OpenAIClient:
     async def complete(self, request: ModelRequest) -> ModelReply:
         started = time.perf_counter()
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(
-                model=self._model_name,
-                messages=_wire_messages(request),
-                **self._create_args(request),
+            # cast_to=httpx.Response: the SDK hands back the HTTP response itself (newer SDKs
+            # their httpx2 twin of it, with the same ``headers`` and ``json``).
+            response = await self._client.post(
+                "/chat/completions", body=self.chat_body(request), cast_to=httpx.Response
             )
-            completion = raw.parse()
+            completion = response.json()
         except openai.APIStatusError as exc:
             raise ModelCallError(
                 f"{self._model_id}: HTTP {exc.status_code}: {exc.message}",
@@ -167,32 +175,32 @@ class OpenAIClient:
                 retryable=True,
             ) from exc
         try:
-            choice = completion.choices[0]
-            content = choice.message.content
-            usage = completion.usage
-        except (AttributeError, IndexError, TypeError) as exc:
+            choice = completion["choices"][0]
+            content = choice["message"].get("content")
+            usage = completion.get("usage") or {}
+            prompt_tokens = usage.get("prompt_tokens") or 0
+            completion_tokens = usage.get("completion_tokens") or 0
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise ModelCallError(
                 f"{self._model_id}: unusable response ({type(exc).__name__})", retryable=True
             ) from exc
         if not isinstance(content, str):
             raise ModelCallError(f"{self._model_id}: reply had no text content", retryable=True)
         served_model, fingerprint = served_of(
-            getattr(completion, "model", None),
-            getattr(completion, "system_fingerprint", None),
-            raw.headers,
+            completion.get("model"), completion.get("system_fingerprint"), response.headers
         )
         return ModelReply(
             text=content,
             usage=Usage(
-                prompt_tokens=usage.prompt_tokens if usage is not None else 0,
-                completion_tokens=usage.completion_tokens if usage is not None else 0,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
                 cached_tokens=cached_tokens_of(usage),
             ),
-            finish_reason=str(choice.finish_reason),
+            finish_reason=str(choice.get("finish_reason")),
             latency_s=time.perf_counter() - started,
             served_model=served_model,
             fingerprint=fingerprint,
-            quota=quota_from_headers(raw.headers),
+            quota=quota_from_headers(response.headers),
         )
 
     async def aclose(self) -> None:

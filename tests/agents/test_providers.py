@@ -135,6 +135,57 @@ async def test_http_errors_become_model_call_errors(monkeypatch: pytest.MonkeyPa
                 assert SECRET not in str(caught.value)
 
 
+async def test_an_online_call_sends_the_plain_chat_body_and_reads_the_reply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client posts the body it builds (the one a batch line carries) without the SDK's
+    typed parameters in between, and reads text, usage, cached tokens, finish reason, served
+    model and fingerprint from the reply's JSON itself."""
+    monkeypatch.setenv("FAIRPANEL_TEST_KEY", SECRET)
+    schema = {"name": "verdict", "schema": {"type": "object", "properties": {"reason": {}}}}
+    request = ModelRequest(
+        model="openai-compatible/x",
+        messages=(
+            Message(role="system", content="shared context " * 40),
+            Message(role="user", content="Score it."),
+        ),
+        sampling=Sampling(temperature=0.2, top_p=0.5, seed=3, max_tokens=4),
+        response_schema=schema,
+    )
+    with FakeOpenAIServer(lambda body: "one two three four five six", api_key=SECRET) as server:
+        server.prompt_cache_min_tokens = 8
+        server.prompt_cache_step = 8
+        spec = ModelSpec(
+            id="openai-compatible/x",
+            base_url=server.base_url,
+            api_key_env="FAIRPANEL_TEST_KEY",
+            structured_output=True,
+        )
+        async with ModelRegistry() as registry:
+            client = await registry.client(spec)
+            first = await client.complete(request)
+            second = await client.complete(request)
+        sent = list(server.requests)
+    assert sent[0] == {
+        "model": "x",
+        "messages": [
+            {"role": "system", "content": "shared context " * 40},
+            {"role": "user", "content": "Score it."},
+        ],
+        "temperature": 0.2,
+        "top_p": 0.5,
+        "seed": 3,
+        "max_tokens": 4,
+        "response_format": {"type": "json_schema", "json_schema": schema},
+    }
+    assert sent[1] == sent[0]
+    assert first.text == "one two three four" and first.finish_reason == "length"
+    assert first.usage.completion_tokens == 4 and first.usage.prompt_tokens > 40
+    assert first.usage.cached_tokens == 0 < second.usage.cached_tokens
+    assert (first.served_model, first.fingerprint) == ("x", "fp_fairpanel_fake")
+    assert request.response_schema == schema  # the request's own schema is left as it was
+
+
 def test_missing_key_fails_before_any_call(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
