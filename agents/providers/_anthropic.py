@@ -29,17 +29,10 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import anthropic
-from anthropic.types import (
-    AssistantMessageParam,
-    MessageParam,
-    TextBlockParam,
-    ToolChoiceToolParam,
-    ToolParam,
-    UserMessageParam,
-)
+if TYPE_CHECKING:  # the SDK is imported when a client is made: a run without one never pays
+    from anthropic.types import MessageParam, TextBlockParam, ToolChoiceToolParam, ToolParam
 
 from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import retry_after_from_headers
@@ -120,9 +113,9 @@ def conversation(request: ModelRequest) -> list[MessageParam]:
     turns: list[MessageParam] = []
     for role, text in merged:
         if role == "user":
-            turns.append(UserMessageParam(role="user", content=text))
+            turns.append({"role": "user", "content": text})
         else:
-            turns.append(AssistantMessageParam(role="assistant", content=text))
+            turns.append({"role": "assistant", "content": text})
     return turns
 
 
@@ -176,6 +169,9 @@ class AnthropicClient:
         self._structured_output = structured_output
         # base_url is always explicit, so ANTHROPIC_BASE_URL cannot send requests somewhere
         # other than the endpoint named in the cache keys.
+        import anthropic
+
+        self._sdk = anthropic
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url or ANTHROPIC_URL,
@@ -243,6 +239,7 @@ class AnthropicClient:
         )
 
     async def complete(self, request: ModelRequest) -> ModelReply:
+        anthropic = self._sdk
         tool = self._tool(request)
         system = system_blocks(request)
         extra_body = _sampling_body(request.sampling)

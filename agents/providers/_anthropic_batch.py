@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-import anthropic
-
 from fairpanel.agents._batch_api import (
     BatchItemResult,
     BatchStatus,
@@ -25,7 +23,7 @@ from fairpanel.agents._batch_api import (
 )
 from fairpanel.agents._types import ModelCallError, ModelRequest, canonical_json
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the SDK is imported when a batch client is made
     from fairpanel.agents.providers._anthropic import AnthropicClient
 
 __all__ = ["AnthropicBatchApi"]
@@ -45,6 +43,9 @@ class AnthropicBatchApi:
     ) -> None:
         self._online = online
         self._model_name = model_name
+        import anthropic
+
+        self._sdk = anthropic
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=2)
 
     def wire_line(self, key: str, request: ModelRequest) -> bytes:
@@ -55,6 +56,7 @@ class AnthropicBatchApi:
         return openai_batch_line(key, chat_body(request, self._model_name))
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
+        anthropic = self._sdk
         requests = [json.loads(line) for line in lines]
         try:
             batch = await self._client.messages.batches.create(requests=requests)

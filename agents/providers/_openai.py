@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
-import openai
-from openai.types.chat import ChatCompletionMessageParam
+
+if TYPE_CHECKING:  # the SDK is imported when a client is made: a run without one never pays
+    from openai.types.chat import ChatCompletionMessageParam
 
 from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import retry_after_from_headers
@@ -103,6 +104,9 @@ class OpenAIClient:
         self._strict_schema = strict_schema
         self._max_tokens_field = max_tokens_field
         self._model_name = model_name
+        import openai
+
+        self._sdk = openai
         self._client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
         )
@@ -151,6 +155,7 @@ class OpenAIClient:
         }
 
     async def complete(self, request: ModelRequest) -> ModelReply:
+        openai = self._sdk
         started = time.perf_counter()
         try:
             # cast_to=httpx.Response: the SDK hands back the HTTP response itself (newer SDKs

@@ -14,14 +14,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import openai
-from openai.types import CompletionUsage
-from openai.types.chat import ChatCompletion
-
 from fairpanel.agents._batch_api import BatchItemResult, BatchStatus, openai_batch_line
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Usage
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the SDK is imported when a batch client is made
+    from openai.types import CompletionUsage
+
     from fairpanel.agents.providers._openai import OpenAIClient
 
 __all__ = ["OpenAIBatchApi"]
@@ -40,6 +38,8 @@ def _cached_tokens(usage: CompletionUsage | None) -> int:
 
 def reply_of_body(body: dict[str, Any]) -> ModelReply:
     """A chat completion body (one batch output line's ``response.body``) as our reply."""
+    from openai.types.chat import ChatCompletion
+
     completion = ChatCompletion.model_validate(body)
     choice = completion.choices[0]
     usage = completion.usage
@@ -86,7 +86,10 @@ class OpenAIBatchApi:
     max_bytes = 200 * 1024 * 1024
 
     def __init__(self, online: OpenAIClient, *, base_url: str | None, api_key: str) -> None:
+        import openai
+
         self._online = online
+        self._sdk = openai
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=2)
 
     def wire_line(self, key: str, request: ModelRequest) -> bytes:
@@ -96,6 +99,7 @@ class OpenAIBatchApi:
         return self.wire_line(key, request)
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
+        openai = self._sdk
         try:
             uploaded = await self._client.files.create(
                 file=(f"{local_id}.jsonl", b"".join(lines), "application/jsonl"), purpose="batch"
