@@ -69,13 +69,17 @@ def _trial_columns(
     )
 
 
-def _categorical(values: Any, categories: Any = None) -> pd.Categorical:
+def _categorical(values: Sequence[Any], categories: Sequence[str] | None = None) -> Any:
     """``values`` as a categorical with sorted categories (None is missing): a design column
     of a million rows then costs a byte a row and its comparisons and groupings run on codes.
-    Sorted categories keep sorting by the column lexical, as it was for strings."""
+    Sorted categories keep sorting by the column lexical, as it was for strings. Coded by
+    factorising the objects (a string array would be built and hashed otherwise)."""
+    codes, unique = pd.factorize(np.asarray(values, dtype=object))
     if categories is None:
-        categories = sorted({value for value in values if value is not None})
-    return pd.Categorical(values, categories=categories)
+        categories = sorted(value for value in unique if value is not None)
+    index = pd.Index(categories)
+    of_unique = np.append(index.get_indexer(pd.Index(unique, dtype=object)), -1)
+    return pd.Categorical.from_codes(of_unique[codes], categories=index)
 
 
 def _pick(second: np.ndarray, first_values: Any, second_values: Any) -> Any:
