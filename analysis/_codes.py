@@ -1,0 +1,70 @@
+"""Integer codes for grouping keys, so the analyses of a million-turn run group with numpy.
+
+The report's frames carry their text columns as categoricals (one category per trial for the
+trial key), and a pandas groupby or merge over such columns re-codes every category on every
+call. The codes are already there: this module hands them out in the order a sorted pandas
+groupby would visit the groups (category order for categoricals, sorted values otherwise), so
+an analysis rewritten on codes sees its groups in the same order and sums in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+Codes = npt.NDArray[np.int64]
+
+_LIMIT = 2**62
+"""A combined key stays below this; past it the key so far is renumbered densely first."""
+
+
+def sort_codes(column: pd.Series) -> tuple[Codes, int]:
+    """The column's codes (``-1`` where missing) and how many codes there are, numbered in the
+    order a sorted groupby orders the values: a categorical keeps its category order."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64), len(column.cat.categories)
+    codes, uniques = pd.factorize(column, sort=True)
+    return codes.astype(np.int64, copy=False), len(uniques)
+
+
+def combined_codes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[Codes, int]:
+    """One integer per row for the tuple of ``columns`` (``-1`` when any of them is missing),
+    ordered as the tuples sort in a groupby over those columns, and the size of the key space
+    (codes need not be dense)."""
+    key = np.zeros(len(frame), dtype=np.int64)
+    size = 1
+    missing = np.zeros(len(frame), dtype=bool)
+    for column in columns:
+        codes, n = sort_codes(frame[column])
+        missing |= codes < 0
+        if size * max(n, 1) >= _LIMIT:
+            # Renumber the key so far densely (np.unique keeps its order), then go on.
+            uniques, key = np.unique(key, return_inverse=True)
+            size = len(uniques)
+        key = key * max(n, 1) + np.maximum(codes, 0)
+        size *= max(n, 1)
+    key[missing] = -1
+    return key, size
+
+
+def dense_codes(key: Codes) -> tuple[Codes, int]:
+    """Renumber non-negative keys 0..k-1 in key order (``-1`` stays ``-1``); returns the codes and
+    k. Linear in the rows when the key space is small enough for a table, else a sort."""
+    valid = key >= 0
+    out = np.full(key.shape, -1, dtype=np.int64)
+    if not valid.any():
+        return out, 0
+    present = key[valid]
+    top = int(present.max()) + 1
+    if top <= 4 * len(present) + 1024:
+        seen = np.zeros(top, dtype=bool)
+        seen[present] = True
+        rank = np.cumsum(seen) - 1
+        out[valid] = rank[present]
+        return out, int(seen.sum())
+    uniques, inverse = np.unique(present, return_inverse=True)
+    out[valid] = inverse
+    return out, len(uniques)
