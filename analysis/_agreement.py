@@ -19,13 +19,9 @@ import pandas as pd
 
 from fairpanel.analysis._codes import Codes, combined_codes, dense_codes, sort_codes
 from fairpanel.analysis._frames import (
-    BASE_ID,
-    CATEGORY,
-    IDENTITY,
     JUDGE,
     METRIC,
     METRICS,
-    OVERALL,
     PARSE_OK,
     POSITION,
     PROTOCOL,
@@ -38,7 +34,6 @@ from fairpanel.analysis._frames import (
     WINNER_POSITION,
     float_or_none,
 )
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_mean, seed_for
 
 CANDIDATE = [TRIAL_KEY, POSITION, METRIC]
 
@@ -154,97 +149,4 @@ def agreement(scores: pd.DataFrame, turns: pd.DataFrame | None = None) -> list[d
                     turn_units[mine], turn_judges[mine], votes[mine], "nominal"
                 )
                 rows.append(_agreement_row(protocol, round_kind, "verdict", "nominal", result))
-    return rows
-
-
-def first_and_final(scores: pd.DataFrame) -> pd.DataFrame:
-    """One row per (trial, candidate, judge, metric) scored in both the first and final round."""
-    keys = [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE, METRIC]
-    first = scores.loc[scores[ROUND_KIND] == "first", [*keys, SCORE]]
-    final = scores.loc[scores[ROUND_KIND] == "final", [*keys, SCORE]]
-    return first.merge(final, on=keys, suffixes=("_first", "_final"))
-
-
-def debate_shift(
-    scores: pd.DataFrame,
-    *,
-    confidence: float = 0.95,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-) -> list[dict[str, Any]]:
-    """Mean change from a judge's first to its final score, by protocol, identity and metric."""
-    both = first_and_final(scores)
-    if both.empty:
-        return []
-    overall = both.groupby(
-        [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE], as_index=False
-    )[["score_first", "score_final"]].mean()
-    long = pd.concat([both, overall.assign(**{METRIC: OVERALL})], ignore_index=True)
-    rows: list[dict[str, Any]] = []
-    for (protocol, category, identity, metric), group in long.groupby(
-        [PROTOCOL, CATEGORY, IDENTITY, METRIC], sort=True
-    ):
-        change = (group["score_final"] - group["score_first"]).to_numpy(dtype=float)
-        name = ("debate", protocol, category, identity, metric)
-        interval = bootstrap_mean(
-            change,
-            group[BASE_ID].to_numpy(),
-            seed=seed_for(seed, *name),
-            confidence=confidence,
-            n_boot=n_boot,
-        )
-        rows.append(
-            {
-                "protocol": str(protocol),
-                "category": str(category),
-                "identity": str(identity),
-                "metric": str(metric),
-                "first_mean": float_or_none(group["score_first"].mean()),
-                "final_mean": float_or_none(group["score_final"].mean()),
-                "shift": float_or_none(change.mean()),
-                "ci_low": interval.low,
-                "ci_high": interval.high,
-                "confidence": confidence,
-                "n": int(change.size),
-                "method": (
-                    "final-round minus first-round score of the same judge on the same "
-                    "candidate (overall = mean of the four metrics); mean with a "
-                    f"{interval.describe(confidence)}"
-                ),
-            }
-        )
-    return rows
-
-
-def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per judge: how often its final score is nearer to / farther from the other judges'
-    first-round mean than its own first score was (same candidate, metric and trial)."""
-    first = scores.loc[scores[ROUND_KIND] == "first"]
-    if first.empty:
-        return []
-    totals = first.groupby(CANDIDATE)[SCORE].agg(["sum", "count"])
-    both = first_and_final(scores)
-    both = both.join(totals, on=CANDIDATE)
-    both = both.loc[both["count"] >= 2]
-    others = (both["sum"] - both["score_first"]) / (both["count"] - 1)
-    before = (both["score_first"] - others).abs()
-    after = (both["score_final"] - others).abs()
-    both = both.assign(toward=after < before, away=after > before)
-    rows: list[dict[str, Any]] = []
-    for judge, group in both.groupby(JUDGE, sort=True):
-        n = len(group)
-        rows.append(
-            {
-                "judge": str(judge),
-                "moved_toward_others": float(group["toward"].mean()),
-                "moved_away": float(group["away"].mean()),
-                "unchanged_distance": float(1.0 - group["toward"].mean() - group["away"].mean()),
-                "n": n,
-                "method": (
-                    "per (trial, candidate, metric): toward when |final - m| < |first - m|, "
-                    "away when greater, where m is the mean of the other judges' first-round "
-                    "scores; shares of the judge's candidates scored in both rounds"
-                ),
-            }
-        )
     return rows

@@ -30,15 +30,21 @@ def sort_codes(column: pd.Series) -> tuple[Codes, int]:
     return codes.astype(np.int64, copy=False), len(uniques)
 
 
-def combined_codes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[Codes, int]:
+def combined_codes(
+    frame: pd.DataFrame, columns: Sequence[str], *, missing_matches: bool = False
+) -> tuple[Codes, int]:
     """One integer per row for the tuple of ``columns`` (``-1`` when any of them is missing),
     ordered as the tuples sort in a groupby over those columns, and the size of the key space
-    (codes need not be dense)."""
+    (codes need not be dense). With ``missing_matches`` a missing value is a value of its own
+    (sorted last), as a merge pairs missing keys with missing keys."""
     key = np.zeros(len(frame), dtype=np.int64)
     size = 1
     missing = np.zeros(len(frame), dtype=bool)
     for column in columns:
         codes, n = sort_codes(frame[column])
+        if missing_matches:
+            codes = np.where(codes < 0, n, codes)
+            n += 1
         missing |= codes < 0
         if size * max(n, 1) >= _LIMIT:
             # Renumber the key so far densely (np.unique keeps its order), then go on.

@@ -12,8 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.analysis._agreement import agreement, conformity, debate_shift
+from fairpanel.analysis._agreement import agreement
 from fairpanel.analysis._bradley_terry import DEFAULT_BT_BOOTSTRAP, bradley_terry
+from fairpanel.analysis._debate import conformity, debate_shift
 from fairpanel.analysis._effects import correct_effects, headline
 from fairpanel.analysis._failures import failure_rates_by_identity
 from fairpanel.analysis._frames import (
