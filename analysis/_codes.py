@@ -74,3 +74,35 @@ def dense_codes(key: Codes) -> tuple[Codes, int]:
     uniques, inverse = np.unique(present, return_inverse=True)
     out[valid] = inverse
     return out, len(uniques)
+
+
+def text_codes(column: pd.Series, *, missing: bool = False) -> tuple[Codes, list[str]] | None:
+    """The column's values as codes numbered in the sorted order of their text (``str`` of
+    each value; values with the same text share a code), and those texts; ``None`` when a value
+    is missing (``astype(str)`` treats missing values differently by dtype; the caller keeps
+    its pandas formulation then), unless ``missing`` allows them (coded ``-1``: a groupby on
+    the raw column drops them). Only the distinct values are turned into text and sorted."""
+    if not missing and bool(column.isna().any()):
+        return None
+    codes, uniques = pd.factorize(column)
+    texts = np.asarray(uniques, dtype=object).astype(str)
+    names, rank = np.unique(texts, return_inverse=True)
+    coded = np.where(codes >= 0, rank[np.maximum(codes, 0)] if rank.size else -1, -1)
+    return coded.astype(np.int64), [str(name) for name in names]
+
+
+def group_numbers(
+    columns: Sequence[tuple[Codes, list[str]]],
+) -> tuple[Codes, list[tuple[str, ...]]]:
+    """Rows numbered by the tuple of their texts, 0..k-1 in sorted tuple order (as a sorted
+    groupby over the text columns numbers its groups), and the k tuples found."""
+    key = np.zeros(len(columns[0][0]) if columns else 0, dtype=np.int64)
+    for codes, names in columns:
+        key = key * max(len(names), 1) + codes
+    dense, k = dense_codes(key)
+    found: list[tuple[str, ...]] = [()] * k
+    firsts = np.zeros(k, dtype=np.int64)
+    firsts[dense] = np.arange(dense.size)  # some row of each group
+    for number, row in enumerate(firsts.tolist()):
+        found[number] = tuple(names[codes[row]] for codes, names in columns)
+    return dense, found
