@@ -31,17 +31,25 @@ def sort_codes(column: pd.Series) -> tuple[Codes, int]:
 
 
 def combined_codes(
-    frame: pd.DataFrame, columns: Sequence[str], *, missing_matches: bool = False
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    missing_matches: bool = False,
+    rows: npt.NDArray[np.intp] | None = None,
 ) -> tuple[Codes, int]:
     """One integer per row for the tuple of ``columns`` (``-1`` when any of them is missing),
     ordered as the tuples sort in a groupby over those columns, and the size of the key space
     (codes need not be dense). With ``missing_matches`` a missing value is a value of its own
-    (sorted last), as a merge pairs missing keys with missing keys."""
-    key = np.zeros(len(frame), dtype=np.int64)
+    (sorted last), as a merge pairs missing keys with missing keys. With ``rows``, the codes of
+    those rows alone (numbered over the whole column)."""
+    length = len(frame) if rows is None else len(rows)
+    key = np.zeros(length, dtype=np.int64)
     size = 1
-    missing = np.zeros(len(frame), dtype=bool)
+    missing = np.zeros(length, dtype=bool)
     for column in columns:
         codes, n = sort_codes(frame[column])
+        if rows is not None:
+            codes = codes[rows]
         if missing_matches:
             codes = np.where(codes < 0, n, codes)
             n += 1

@@ -45,14 +45,16 @@ def _matched_rows(scores: pd.DataFrame) -> tuple[Rows, Rows]:
     """Positions of the first-round and final-round rows with the same candidate, judge and
     metric, as an inner merge pairs them: in first-round row order, each first row with every
     matching final row in frame order (missing keys match missing keys, as in pandas)."""
-    key, _ = combined_codes(scores, [*SCORED, METRIC], missing_matches=True)
     kinds = scores[ROUND_KIND]
     first = np.flatnonzero((kinds == "first").to_numpy(dtype=bool))
     final = np.flatnonzero((kinds == "final").to_numpy(dtype=bool))
-    order = np.argsort(key[final], kind="stable")
-    sorted_final = key[final][order]
-    low = np.searchsorted(sorted_final, key[first], side="left")
-    high = np.searchsorted(sorted_final, key[first], side="right")
+    keys = [*SCORED, METRIC]
+    first_key, _ = combined_codes(scores, keys, missing_matches=True, rows=first)
+    final_key, _ = combined_codes(scores, keys, missing_matches=True, rows=final)
+    order = np.argsort(final_key, kind="stable")
+    sorted_final = final_key[order]
+    low = np.searchsorted(sorted_final, first_key, side="left")
+    high = np.searchsorted(sorted_final, first_key, side="right")
     count = high - low
     left = np.repeat(np.arange(first.size), count)
     starts = np.repeat(low - (np.cumsum(count) - count), count)
@@ -161,8 +163,8 @@ def debate_shift(
     before, after = values[first], values[final]
     # Each judge's candidate: its mean over metrics (pandas' group mean, in key order), and
     # one row of it (the first, in key order) for its labels and base.
-    candidate, _ = combined_codes(scores, SCORED)
-    dense, _ = dense_codes(candidate[first])
+    candidate, _ = combined_codes(scores, SCORED, rows=first)
+    dense, _ = dense_codes(candidate)
     kept = np.flatnonzero(dense >= 0)
     means = pd.DataFrame({"first": before[kept], "final": after[kept]}).groupby(dense[kept]).mean()
     _, leader = np.unique(dense[kept], return_index=True)
@@ -201,8 +203,10 @@ def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
     if not is_first.any():
         return []
     values = scores[SCORE].to_numpy(dtype=float)
-    candidate, _ = combined_codes(scores, CANDIDATE)
-    dense, _ = dense_codes(np.where(is_first, candidate, -1))
+    first_rows = np.flatnonzero(is_first)
+    candidate, _ = combined_codes(scores, CANDIDATE, rows=first_rows)
+    dense = np.full(len(scores), -1, dtype=np.int64)
+    dense[first_rows] = dense_codes(candidate)[0]
     counted = np.flatnonzero(dense >= 0)
     # pandas' group sum and count (what a groupby over the candidate columns gives).
     totals = pd.Series(values[counted]).groupby(dense[counted]).agg(["sum", "count"])
