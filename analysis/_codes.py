@@ -25,7 +25,7 @@ def sort_codes(column: pd.Series) -> tuple[Codes, int]:
     """The column's codes (``-1`` where missing) and how many codes there are, numbered in the
     order a sorted groupby orders the values: a categorical keeps its category order."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy(dtype=np.int64), len(column.cat.categories)
+        return np.asarray(column.cat.codes, dtype=np.int64), len(column.cat.categories)
     codes, uniques = pd.factorize(column, sort=True)
     return codes.astype(np.int64, copy=False), len(uniques)
 

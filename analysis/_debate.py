@@ -76,7 +76,7 @@ def _shift_row(
     name: tuple[str, str, str, str],
     first: npt.NDArray[np.float64],
     final: npt.NDArray[np.float64],
-    bases: pd.Categorical,
+    bases: pd.Categorical[str],
     *,
     confidence: float,
     seed: int,
@@ -187,7 +187,7 @@ def debate_shift(
             names,  # type: ignore[arg-type]
             mean_first,
             mean_final,
-            pd.Categorical.from_codes(bases, categories=base_names),
+            pd.Categorical.from_codes(bases, categories=pd.Index(base_names)),
             confidence=confidence,
             seed=seed,
             n_boot=n_boot,
