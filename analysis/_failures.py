@@ -160,15 +160,18 @@ def _identity_counts_pandas(frame: pd.DataFrame, failed: pd.Series) -> Counted:
     ]
 
 
-def _identity_counts(frame: pd.DataFrame, failed: pd.Series) -> Counted | None:
-    """``_identity_counts_pandas`` on text codes (``None`` when a category or judge is
-    missing): each turn counts under its first label and, unless it repeats the first, its
-    second; the two label columns are numbered over their joint sorted texts."""
-    category, judge = text_codes(frame[CATEGORY]), text_codes(frame[JUDGE])
-    if category is None or judge is None:
-        return None
-    first = text_codes(frame["first_identity"], missing=True)
-    second = text_codes(frame["second_identity"], missing=True)
+def _label_codes(one: pd.Series, two: pd.Series) -> tuple[list[Codes], list[str]]:
+    """Both label columns' codes (``-1`` missing) over one list of labels, in the order the
+    groupby over the two stacked columns sorts them: category order when both are
+    categoricals of the same categories (stacked, they stay one), text order otherwise."""
+    if (
+        isinstance(one.dtype, pd.CategoricalDtype)
+        and isinstance(two.dtype, pd.CategoricalDtype)
+        and one.cat.categories.equals(two.cat.categories)
+    ):
+        codes = [np.asarray(column.cat.codes, dtype=np.int64) for column in (one, two)]
+        return codes, [str(name) for name in one.cat.categories]
+    first, second = text_codes(one, missing=True), text_codes(two, missing=True)
     assert first is not None and second is not None
     names = sorted(set(first[1]) | set(second[1]))
     joint = [
@@ -177,6 +180,17 @@ def _identity_counts(frame: pd.DataFrame, failed: pd.Series) -> Counted | None:
         else codes
         for codes, own in (first, second)
     ]
+    return joint, names
+
+
+def _identity_counts(frame: pd.DataFrame, failed: pd.Series) -> Counted | None:
+    """``_identity_counts_pandas`` on text codes (``None`` when a category or judge is
+    missing): each turn counts under its first label and, unless it repeats the first, its
+    second; the two label columns are numbered together (``_label_codes``)."""
+    category, judge = text_codes(frame[CATEGORY]), text_codes(frame[JUDGE])
+    if category is None or judge is None:
+        return None
+    joint, names = _label_codes(frame["first_identity"], frame["second_identity"])
     shown = joint[1] >= 0
     shown &= joint[1] != joint[0]
     rows = np.concatenate([np.flatnonzero(joint[0] >= 0), np.flatnonzero(shown)])
