@@ -41,6 +41,17 @@ CANDIDATE = [TRIAL_KEY, POSITION, METRIC]
 Level = Literal["nominal", "ordinal"]
 
 
+def _first_of_cells(cell: Codes, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The first of ``rows`` (ascending) in each distinct ``cell``, as ``groupby.first``
+    takes it; by a table over the cells when they are few enough, else by a stable sort."""
+    if cell.size == 0 or int(cell.max()) >= 8 * cell.size + 1024:
+        _, first = np.unique(cell, return_index=True)
+        return rows[first]
+    table = np.full(int(cell.max()) + 1, np.iinfo(np.intp).max, dtype=np.intp)
+    np.minimum.at(table, cell, rows)
+    return table[table != np.iinfo(np.intp).max]
+
+
 def _alpha_from_codes(
     unit: Codes, judge: Codes, values: npt.NDArray[np.float64], level: Level
 ) -> tuple[float | None, int, int]:
@@ -56,8 +67,7 @@ def _alpha_from_codes(
     units, n_units = dense_codes(np.where(keep, unit, -1))
     judges, n_judges = dense_codes(np.where(keep, judge, -1))
     rows = np.flatnonzero(keep & ~np.isnan(values))
-    _, first = np.unique(units[rows] * max(n_judges, 1) + judges[rows], return_index=True)
-    rows = rows[first]
+    rows = _first_of_cells(units[rows] * max(n_judges, 1) + judges[rows], rows)
     per_unit = np.bincount(units[rows], minlength=n_units)
     pairable = int((per_unit >= 2).sum())
     if n_judges < 2 or pairable == 0:
@@ -114,37 +124,70 @@ def _agreement_row(
     }
 
 
+def _vocabulary_codes(column: pd.Series, vocabulary: tuple[str, ...]) -> Codes:
+    """Each row's position in ``vocabulary`` (``-1`` for any other value or a missing one),
+    looked up once per distinct value."""
+    codes, uniques = pd.factorize(column)
+    lookup = np.array([vocabulary.index(v) if v in vocabulary else -1 for v in uniques] + [-1])
+    return np.asarray(lookup[codes], dtype=np.int64)  # code -1 (missing) takes the last entry
+
+
+def _cells(frame: pd.DataFrame, metric: bool) -> tuple[Codes, Codes, set[int]]:
+    """The rows sorted by (protocol, round kind[, metric]) cell, rows of a cell in frame order
+    (a stable sort), where each cell starts (cell c is ``order[starts[c]:starts[c + 1]]``) and
+    which (protocol, round kind) cells have rows whatever their metric."""
+    parts = [(frame[PROTOCOL], PROTOCOLS), (frame[ROUND_KIND], ROUND_KINDS)]
+    if metric:
+        parts.append((frame[METRIC], METRICS))
+    cell = np.zeros(len(frame), dtype=np.int64)
+    valid = np.ones(len(frame), dtype=bool)
+    size = 1
+    present: set[int] = set()
+    for number, (column, vocabulary) in enumerate(parts):
+        codes = _vocabulary_codes(column, vocabulary)
+        valid &= codes >= 0
+        cell = cell * len(vocabulary) + np.maximum(codes, 0)
+        size *= len(vocabulary)
+        if number == 1:
+            present = set(np.flatnonzero(np.bincount(cell[valid], minlength=size)).tolist())
+    cell[~valid] = -1
+    # A few dozen cells: as 16-bit integers the stable sort is a radix sort, linear in rows.
+    order = np.argsort(cell.astype(np.int16), kind="stable")
+    starts = np.searchsorted(cell[order], np.arange(size + 1))
+    return order, starts, present
+
+
 def agreement(scores: pd.DataFrame, turns: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Alpha per protocol x round kind x metric (ordinal), plus pair verdicts (nominal).
 
-    The unit and judge codes are made once per frame; each alpha then takes its rows by mask.
+    The unit and judge codes are made once per frame, and the rows sorted once by their
+    (protocol, round kind, metric) cell; each alpha then takes its cell's rows.
     """
     rows: list[dict[str, Any]] = []
     units, _ = combined_codes(scores, [TRIAL_KEY, ROUND, POSITION])
     judges, _ = sort_codes(scores[JUDGE])
     values = _float_values(scores[SCORE])
-    metrics = {metric: (scores[METRIC] == metric).to_numpy(dtype=bool) for metric in METRICS}
+    order, starts, present = _cells(scores, metric=True)
     voting = turns is not None and WINNER_POSITION in turns.columns
     if turns is not None and voting:
         turn_units, _ = combined_codes(turns, [TRIAL_KEY, ROUND])
         turn_judges, _ = sort_codes(turns[JUDGE])
         votes = _float_values(turns[WINNER_POSITION])
         voted = (turns[PARSE_OK].astype(bool) & turns[WINNER_POSITION].notna()).to_numpy(dtype=bool)
-    for protocol in PROTOCOLS:
-        for round_kind in ROUND_KINDS:
-            selected = (
-                (scores[PROTOCOL] == protocol) & (scores[ROUND_KIND] == round_kind)
-            ).to_numpy(dtype=bool)
-            if not selected.any():
-                continue
-            for metric in METRICS:
-                mine = selected & metrics[metric]
+        turn_order, turn_starts, _ = _cells(turns, metric=False)
+    for p, protocol in enumerate(PROTOCOLS):
+        for k, round_kind in enumerate(ROUND_KINDS):
+            if p * len(ROUND_KINDS) + k not in present:
+                continue  # no scores of this protocol and round kind
+            first_cell = (p * len(ROUND_KINDS) + k) * len(METRICS)
+            for m, metric in enumerate(METRICS):
+                mine = order[starts[first_cell + m] : starts[first_cell + m + 1]]
                 result = _alpha_from_codes(units[mine], judges[mine], values[mine], "ordinal")
                 rows.append(_agreement_row(protocol, round_kind, metric, "ordinal", result))
             if protocol == "pair" and turns is not None and voting:
-                mine = voted & (
-                    (turns[PROTOCOL] == "pair") & (turns[ROUND_KIND] == round_kind)
-                ).to_numpy(dtype=bool)
+                cell = p * len(ROUND_KINDS) + k
+                mine = turn_order[turn_starts[cell] : turn_starts[cell + 1]]
+                mine = mine[voted[mine]]
                 result = _alpha_from_codes(
                     turn_units[mine], turn_judges[mine], votes[mine], "nominal"
                 )
