@@ -46,10 +46,12 @@ def _first_of_cells(cell: Codes, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.i
     takes it; by a table over the cells when they are few enough, else by a stable sort."""
     if cell.size == 0 or int(cell.max()) >= 8 * cell.size + 1024:
         _, first = np.unique(cell, return_index=True)
-        return rows[first]
+        found: npt.NDArray[np.intp] = rows[first]
+        return found
     table = np.full(int(cell.max()) + 1, np.iinfo(np.intp).max, dtype=np.intp)
     np.minimum.at(table, cell, rows)
-    return table[table != np.iinfo(np.intp).max]
+    kept: npt.NDArray[np.intp] = table[table != np.iinfo(np.intp).max]
+    return kept
 
 
 def _alpha_from_codes(

@@ -21,13 +21,19 @@ _LIMIT = 2**62
 """A combined key stays below this; past it the key so far is renumbered densely first."""
 
 
-def sort_codes(column: pd.Series) -> tuple[Codes, int]:
+def sort_codes(column: pd.Series, rows: npt.NDArray[np.intp] | None = None) -> tuple[Codes, int]:
     """The column's codes (``-1`` where missing) and how many codes there are, numbered in the
-    order a sorted groupby orders the values: a categorical keeps its category order."""
+    order a sorted groupby orders the values: a categorical keeps its category order. With
+    ``rows``, the codes of those rows (numbered over the whole column)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return np.asarray(column.cat.codes, dtype=np.int64), len(column.cat.categories)
-    codes, uniques = pd.factorize(column, sort=True)
-    return codes.astype(np.int64, copy=False), len(uniques)
+        codes = column.cat.codes.to_numpy()  # the categorical's own narrow integers
+        n = len(column.cat.categories)
+    else:
+        codes, uniques = pd.factorize(column, sort=True)
+        n = len(uniques)
+    if rows is not None:
+        codes = codes[rows]
+    return np.asarray(codes, dtype=np.int64), n
 
 
 def combined_codes(
@@ -47,9 +53,7 @@ def combined_codes(
     size = 1
     missing = np.zeros(length, dtype=bool)
     for column in columns:
-        codes, n = sort_codes(frame[column])
-        if rows is not None:
-            codes = codes[rows]
+        codes, n = sort_codes(frame[column], rows)
         if missing_matches:
             codes = np.where(codes < 0, n, codes)
             n += 1

@@ -149,6 +149,7 @@ def debate_shift(
     confidence: float = 0.95,
     seed: int = 0,
     n_boot: int = DEFAULT_BOOTSTRAP,
+    matched: tuple[Rows, Rows] | None = None,
 ) -> list[dict[str, Any]]:
     """Mean change from a judge's first to its final score, by protocol, identity and metric.
 
@@ -156,7 +157,7 @@ def debate_shift(
     Groups come in the order a groupby over (protocol, category, identity, metric) gives them
     once the overall rows are added: the labels by their codes, the metric by its name.
     """
-    first, final = _matched_rows(scores)
+    first, final = matched if matched is not None else _matched_rows(scores)
     if first.size == 0:
         return []
     values = scores[SCORE].to_numpy(dtype=float)
@@ -196,7 +197,9 @@ def debate_shift(
     ]
 
 
-def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
+def conformity(
+    scores: pd.DataFrame, *, matched: tuple[Rows, Rows] | None = None
+) -> list[dict[str, Any]]:
     """Per judge: how often its final score is nearer to / farther from the other judges'
     first-round mean than its own first score was (same candidate, metric and trial)."""
     is_first = (scores[ROUND_KIND] == "first").to_numpy(dtype=bool)
@@ -214,7 +217,7 @@ def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
     counts = np.zeros(sums.size)
     sums[totals.index.to_numpy()] = totals["sum"].to_numpy(dtype=float)
     counts[totals.index.to_numpy()] = totals["count"].to_numpy(dtype=float)
-    first, final = _matched_rows(scores)
+    first, final = matched if matched is not None else _matched_rows(scores)
     first_dense = dense[first]
     total = np.where(first_dense >= 0, sums[first_dense], np.nan)
     count = np.where(first_dense >= 0, counts[first_dense], np.nan)
@@ -245,3 +248,21 @@ def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def debate(
+    scores: pd.DataFrame,
+    *,
+    confidence: float = 0.95,
+    seed: int = 0,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+) -> dict[str, list[dict[str, Any]]]:
+    """results.json's ``debate`` block: ``shift_by_identity`` and ``conformity``, the first and
+    final rounds matched once for both."""
+    matched = _matched_rows(scores)
+    return {
+        "shift_by_identity": debate_shift(
+            scores, confidence=confidence, seed=seed, n_boot=n_boot, matched=matched
+        ),
+        "conformity": conformity(scores, matched=matched),
+    }
