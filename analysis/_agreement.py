@@ -3,9 +3,12 @@
 A panel is only worth its cost if its judges disagree at first (otherwise one judge would do)
 and the discussion moves them for reasons (otherwise it is herding). Agreement is Krippendorff's
 alpha with the judges as coders, per round kind: ordinal for scores (0-10 levels are ordered but
-not evenly spaced in a judge's mind), nominal for pair verdicts. The debate's effect is each
-judge's final score minus its own first score on the same candidate, by identity; conformity
-asks whether that move went toward the other judges' first-round mean.
+not evenly spaced in a judge's mind), nominal for pair verdicts. What the debate does to the
+scores is in ``_debate``.
+
+A million-turn run has hundreds of thousands of units: the judges' values are placed by integer
+codes of the unit and judge columns and counted per unit with a bincount, and the krippendorff
+package computes alpha from those value counts.
 """
 
 from __future__ import annotations
