@@ -7,7 +7,7 @@ dataclasses with ``to_dict()``; ``analyze_arm`` assembles them into the typed bl
 results.json (``RunResults``), which the report and the terminal tables read.
 """
 
-from fairpanel.analysis._agreement import agreement, conformity, debate_shift, krippendorff_alpha
+from fairpanel.analysis._agreement import agreement, krippendorff_alpha
 from fairpanel.analysis._bradley_terry import bradley_terry
 from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
 from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
@@ -15,6 +15,7 @@ from fairpanel.analysis._cluster import MIN_BASES, ClusterTest, cluster_mean_tes
 from fairpanel.analysis._compare import compare_runs, design_differences, sort_block
 from fairpanel.analysis._compare_paired import compare_paired
 from fairpanel.analysis._controls import control_false_positives, same_label_swap_tests
+from fairpanel.analysis._debate import conformity, debate_shift
 from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
 from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
 from fairpanel.analysis._failures import FailureRate, failure_rates, failure_rates_by_identity

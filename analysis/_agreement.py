@@ -3,9 +3,12 @@
 A panel is only worth its cost if its judges disagree at first (otherwise one judge would do)
 and the discussion moves them for reasons (otherwise it is herding). Agreement is Krippendorff's
 alpha with the judges as coders, per round kind: ordinal for scores (0-10 levels are ordered but
-not evenly spaced in a judge's mind), nominal for pair verdicts. The debate's effect is each
-judge's final score minus its own first score on the same candidate, by identity; conformity
-asks whether that move went toward the other judges' first-round mean.
+not evenly spaced in a judge's mind), nominal for pair verdicts. What the debate does to the
+scores is in ``_debate``.
+
+A million-turn run has hundreds of thousands of units: the judges' values are placed by integer
+codes of the unit and judge columns and counted per unit with a bincount, and the krippendorff
+package computes alpha from those value counts.
 """
 
 from __future__ import annotations
@@ -14,16 +17,14 @@ from typing import Any, Literal
 
 import krippendorff
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from fairpanel.analysis._codes import Codes, combined_codes, dense_codes, sort_codes
 from fairpanel.analysis._frames import (
-    BASE_ID,
-    CATEGORY,
-    IDENTITY,
     JUDGE,
     METRIC,
     METRICS,
-    OVERALL,
     PARSE_OK,
     POSITION,
     PROTOCOL,
@@ -36,12 +37,58 @@ from fairpanel.analysis._frames import (
     WINNER_POSITION,
     float_or_none,
 )
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP, bootstrap_mean, seed_for
 
 CANDIDATE = [TRIAL_KEY, POSITION, METRIC]
 
 
 Level = Literal["nominal", "ordinal"]
+
+
+def _first_of_cells(cell: Codes, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The first of ``rows`` (ascending) in each distinct ``cell``, as ``groupby.first``
+    takes it; by a table over the cells when they are few enough, else by a stable sort."""
+    if cell.size == 0 or int(cell.max()) >= 8 * cell.size + 1024:
+        _, first = np.unique(cell, return_index=True)
+        found: npt.NDArray[np.intp] = rows[first]
+        return found
+    table = np.full(int(cell.max()) + 1, np.iinfo(np.intp).max, dtype=np.intp)
+    np.minimum.at(table, cell, rows)
+    kept: npt.NDArray[np.intp] = table[table != np.iinfo(np.intp).max]
+    return kept
+
+
+def _alpha_from_codes(
+    unit: Codes, judge: Codes, values: npt.NDArray[np.float64], level: Level
+) -> tuple[float | None, int, int]:
+    """Alpha from row-aligned unit and judge codes (``-1`` missing; units in the order a sorted
+    groupby visits them) and values (NaN missing): the first value of each (unit, judge) goes
+    in, as ``groupby(...).first()`` would take it.
+
+    The package gets the per-unit value counts (units x values) straight from a bincount
+    instead of a judges x units matrix it would compare against every value; its coincidences
+    then sum over the same units in the same order as from the matrix.
+    """
+    keep = (unit >= 0) & (judge >= 0)
+    units, n_units = dense_codes(np.where(keep, unit, -1))
+    judges, n_judges = dense_codes(np.where(keep, judge, -1))
+    rows = np.flatnonzero(keep & ~np.isnan(values))
+    rows = _first_of_cells(units[rows] * max(n_judges, 1) + judges[rows], rows)
+    per_unit = np.bincount(units[rows], minlength=n_units)
+    pairable = int((per_unit >= 2).sum())
+    if n_judges < 2 or pairable == 0:
+        return None, pairable, n_judges
+    domain, value_index = np.unique(values[rows], return_inverse=True)
+    if domain.size < 2:
+        return None, pairable, n_judges
+    counts = np.bincount(
+        units[rows] * domain.size + value_index, minlength=n_units * domain.size
+    ).reshape(n_units, domain.size)
+    alpha = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
+    return float_or_none(alpha), pairable, n_judges
+
+
+def _float_values(column: pd.Series) -> npt.NDArray[np.float64]:
+    return np.asarray(column.astype(float).to_numpy(), dtype=np.float64)
 
 
 def krippendorff_alpha(
@@ -52,17 +99,9 @@ def krippendorff_alpha(
     Returns (alpha, units with at least two judges' values, judges). ``None`` when alpha is not
     defined: fewer than two judges or pairable units, or a single value everywhere.
     """
-    values = long.groupby([*unit, JUDGE])[value].first().astype(float)
-    wide = values.unstack(JUDGE)
-    pairable = int((wide.notna().sum(axis=1) >= 2).sum())
-    judges = int(wide.shape[1])
-    if judges < 2 or pairable == 0:
-        return None, pairable, judges
-    data = wide.to_numpy(dtype=float).T
-    if np.unique(data[~np.isnan(data)]).size < 2:
-        return None, pairable, judges
-    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
-    return float_or_none(alpha), pairable, judges
+    unit_key, _ = combined_codes(long, unit)
+    judge, _ = sort_codes(long[JUDGE])
+    return _alpha_from_codes(unit_key, judge, _float_values(long[value]), level)
 
 
 def _agreement_row(
@@ -90,120 +129,72 @@ def _agreement_row(
     }
 
 
+def _vocabulary_codes(column: pd.Series, vocabulary: tuple[str, ...]) -> Codes:
+    """Each row's position in ``vocabulary`` (``-1`` for any other value or a missing one),
+    looked up once per distinct value."""
+    codes, uniques = pd.factorize(column)
+    lookup = np.array([vocabulary.index(v) if v in vocabulary else -1 for v in uniques] + [-1])
+    return np.asarray(lookup[codes], dtype=np.int64)  # code -1 (missing) takes the last entry
+
+
+def _cells(frame: pd.DataFrame, metric: bool) -> tuple[Codes, Codes, set[int]]:
+    """The rows sorted by (protocol, round kind[, metric]) cell, rows of a cell in frame order
+    (a stable sort), where each cell starts (cell c is ``order[starts[c]:starts[c + 1]]``) and
+    which (protocol, round kind) cells have rows whatever their metric."""
+    parts = [(frame[PROTOCOL], PROTOCOLS), (frame[ROUND_KIND], ROUND_KINDS)]
+    if metric:
+        parts.append((frame[METRIC], METRICS))
+    cell = np.zeros(len(frame), dtype=np.int64)
+    valid = np.ones(len(frame), dtype=bool)
+    size = 1
+    present: set[int] = set()
+    for number, (column, vocabulary) in enumerate(parts):
+        codes = _vocabulary_codes(column, vocabulary)
+        valid &= codes >= 0
+        cell = cell * len(vocabulary) + np.maximum(codes, 0)
+        size *= len(vocabulary)
+        if number == 1:
+            present = set(np.flatnonzero(np.bincount(cell[valid], minlength=size)).tolist())
+    cell[~valid] = -1
+    # A few dozen cells: as 16-bit integers the stable sort is a radix sort, linear in rows.
+    order = np.argsort(cell.astype(np.int16), kind="stable")
+    starts = np.searchsorted(cell[order], np.arange(size + 1))
+    return order, starts, present
+
+
 def agreement(scores: pd.DataFrame, turns: pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """Alpha per protocol x round kind x metric (ordinal), plus pair verdicts (nominal)."""
+    """Alpha per protocol x round kind x metric (ordinal), plus pair verdicts (nominal).
+
+    The unit and judge codes are made once per frame, and the rows sorted once by their
+    (protocol, round kind, metric) cell; each alpha then takes its cell's rows.
+    """
     rows: list[dict[str, Any]] = []
-    for protocol in PROTOCOLS:
-        for round_kind in ROUND_KINDS:
-            selected = scores.loc[
-                (scores[PROTOCOL] == protocol) & (scores[ROUND_KIND] == round_kind)
-            ]
-            if selected.empty:
-                continue
-            for metric in METRICS:
-                mine = selected.loc[selected[METRIC] == metric]
-                result = krippendorff_alpha(mine, [TRIAL_KEY, ROUND, POSITION], SCORE, "ordinal")
+    units, _ = combined_codes(scores, [TRIAL_KEY, ROUND, POSITION])
+    judges, _ = sort_codes(scores[JUDGE])
+    values = _float_values(scores[SCORE])
+    order, starts, present = _cells(scores, metric=True)
+    voting = turns is not None and WINNER_POSITION in turns.columns
+    if turns is not None and voting:
+        turn_units, _ = combined_codes(turns, [TRIAL_KEY, ROUND])
+        turn_judges, _ = sort_codes(turns[JUDGE])
+        votes = _float_values(turns[WINNER_POSITION])
+        voted = (turns[PARSE_OK].astype(bool) & turns[WINNER_POSITION].notna()).to_numpy(dtype=bool)
+        turn_order, turn_starts, _ = _cells(turns, metric=False)
+    for p, protocol in enumerate(PROTOCOLS):
+        for k, round_kind in enumerate(ROUND_KINDS):
+            if p * len(ROUND_KINDS) + k not in present:
+                continue  # no scores of this protocol and round kind
+            first_cell = (p * len(ROUND_KINDS) + k) * len(METRICS)
+            for m, metric in enumerate(METRICS):
+                mine = order[starts[first_cell + m] : starts[first_cell + m + 1]]
+                result = _alpha_from_codes(units[mine], judges[mine], values[mine], "ordinal")
                 rows.append(_agreement_row(protocol, round_kind, metric, "ordinal", result))
-            if protocol == "pair" and turns is not None and WINNER_POSITION in turns.columns:
-                voted = turns.loc[
-                    (turns[PROTOCOL] == "pair")
-                    & (turns[ROUND_KIND] == round_kind)
-                    & turns[PARSE_OK].astype(bool)
-                    & turns[WINNER_POSITION].notna()
-                ]
-                result = krippendorff_alpha(voted, [TRIAL_KEY, ROUND], WINNER_POSITION, "nominal")
+            if protocol == "pair" and turns is not None and voting:
+                cell = p * len(ROUND_KINDS) + k
+                mine = turn_order[turn_starts[cell] : turn_starts[cell + 1]]
+                mine = mine[voted[mine]]
+                result = _alpha_from_codes(
+                    turn_units[mine], turn_judges[mine], votes[mine], "nominal"
+                )
                 rows.append(_agreement_row(protocol, round_kind, "verdict", "nominal", result))
-    return rows
-
-
-def first_and_final(scores: pd.DataFrame) -> pd.DataFrame:
-    """One row per (trial, candidate, judge, metric) scored in both the first and final round."""
-    keys = [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE, METRIC]
-    first = scores.loc[scores[ROUND_KIND] == "first", [*keys, SCORE]]
-    final = scores.loc[scores[ROUND_KIND] == "final", [*keys, SCORE]]
-    return first.merge(final, on=keys, suffixes=("_first", "_final"))
-
-
-def debate_shift(
-    scores: pd.DataFrame,
-    *,
-    confidence: float = 0.95,
-    seed: int = 0,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-) -> list[dict[str, Any]]:
-    """Mean change from a judge's first to its final score, by protocol, identity and metric."""
-    both = first_and_final(scores)
-    if both.empty:
-        return []
-    overall = both.groupby(
-        [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE], as_index=False
-    )[["score_first", "score_final"]].mean()
-    long = pd.concat([both, overall.assign(**{METRIC: OVERALL})], ignore_index=True)
-    rows: list[dict[str, Any]] = []
-    for (protocol, category, identity, metric), group in long.groupby(
-        [PROTOCOL, CATEGORY, IDENTITY, METRIC], sort=True
-    ):
-        change = (group["score_final"] - group["score_first"]).to_numpy(dtype=float)
-        name = ("debate", protocol, category, identity, metric)
-        interval = bootstrap_mean(
-            change,
-            group[BASE_ID].to_numpy(),
-            seed=seed_for(seed, *name),
-            confidence=confidence,
-            n_boot=n_boot,
-        )
-        rows.append(
-            {
-                "protocol": str(protocol),
-                "category": str(category),
-                "identity": str(identity),
-                "metric": str(metric),
-                "first_mean": float_or_none(group["score_first"].mean()),
-                "final_mean": float_or_none(group["score_final"].mean()),
-                "shift": float_or_none(change.mean()),
-                "ci_low": interval.low,
-                "ci_high": interval.high,
-                "confidence": confidence,
-                "n": int(change.size),
-                "method": (
-                    "final-round minus first-round score of the same judge on the same "
-                    "candidate (overall = mean of the four metrics); mean with a "
-                    f"{interval.describe(confidence)}"
-                ),
-            }
-        )
-    return rows
-
-
-def conformity(scores: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per judge: how often its final score is nearer to / farther from the other judges'
-    first-round mean than its own first score was (same candidate, metric and trial)."""
-    first = scores.loc[scores[ROUND_KIND] == "first"]
-    if first.empty:
-        return []
-    totals = first.groupby(CANDIDATE)[SCORE].agg(["sum", "count"])
-    both = first_and_final(scores)
-    both = both.join(totals, on=CANDIDATE)
-    both = both.loc[both["count"] >= 2]
-    others = (both["sum"] - both["score_first"]) / (both["count"] - 1)
-    before = (both["score_first"] - others).abs()
-    after = (both["score_final"] - others).abs()
-    both = both.assign(toward=after < before, away=after > before)
-    rows: list[dict[str, Any]] = []
-    for judge, group in both.groupby(JUDGE, sort=True):
-        n = len(group)
-        rows.append(
-            {
-                "judge": str(judge),
-                "moved_toward_others": float(group["toward"].mean()),
-                "moved_away": float(group["away"].mean()),
-                "unchanged_distance": float(1.0 - group["toward"].mean() - group["away"].mean()),
-                "n": n,
-                "method": (
-                    "per (trial, candidate, metric): toward when |final - m| < |first - m|, "
-                    "away when greater, where m is the mean of the other judges' first-round "
-                    "scores; shares of the judge's candidates scored in both rounds"
-                ),
-            }
-        )
     return rows

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.stats import chi2_contingency
 from scipy.stats.contingency import association
 
+from fairpanel.analysis._codes import text_codes
 from fairpanel.analysis._frames import (
     CATEGORY,
     IDENTITY,
@@ -79,13 +80,31 @@ def round_half_up(values: pd.Series) -> pd.Series:
 
 
 def score_level_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Identity × integer score level counts, without all-zero rows or columns."""
-    keys = pd.DataFrame(
-        {IDENTITY: frame[IDENTITY].astype(str), "level": round_half_up(frame[SCORE])}
+    """Identity × integer score level counts, without all-zero rows or columns.
+
+    Only observed (identity, level) pairs are counted, so no row or column is all zero;
+    identities sort as text, levels as numbers. Counted by bincount over the identities' text
+    codes (a groupby and unstack without missing labels give the same table).
+    """
+    levels = round_half_up(frame[SCORE])
+    identities = text_codes(frame[IDENTITY])
+    if identities is None:
+        keys = pd.DataFrame({IDENTITY: frame[IDENTITY].astype(str), "level": levels})
+        table = keys.groupby([IDENTITY, "level"]).size().unstack("level", fill_value=0)
+        return table.sort_index(axis=0).sort_index(axis=1)
+    codes, names = identities
+    found, level_codes = np.unique(levels.to_numpy(), return_inverse=True)
+    counts = np.bincount(
+        codes * found.size + level_codes, minlength=len(names) * found.size
+    ).reshape(len(names), found.size)
+    seen = counts.sum(axis=1) > 0
+    return pd.DataFrame(
+        counts[seen],
+        index=pd.Index(
+            [name for name, kept in zip(names, seen, strict=True) if kept], name=IDENTITY
+        ),
+        columns=pd.Index(found, name="level"),
     )
-    # Only observed (identity, level) pairs appear, so no row or column is all zero.
-    table = keys.groupby([IDENTITY, "level"]).size().unstack("level", fill_value=0)
-    return table.sort_index(axis=0).sort_index(axis=1)
 
 
 def _test_one(
@@ -146,9 +165,18 @@ def chi_square_tests(
     """
     frame = select_scores(scores, protocol, round_kind)
     results: list[ChiSquareResult] = []
-    for category in sorted({str(c) for c in frame[CATEGORY].unique()}):
-        in_category = frame.loc[frame[CATEGORY].astype(str) == category]
-        for metric in METRICS:
-            subset = in_category.loc[in_category[METRIC] == metric]
+    categories = text_codes(frame[CATEGORY])
+    if categories is None:  # a missing category: the text comparison decides, as it did
+        text = frame[CATEGORY].astype(str)
+        names = sorted({str(c) for c in frame[CATEGORY].unique()})
+        in_categories = [(text == name).to_numpy(dtype=bool) for name in names]
+    else:
+        codes, names = categories
+        in_categories = [codes == number for number in range(len(names))]
+    narrow = frame[[IDENTITY, SCORE]]
+    metrics = [(frame[METRIC] == metric).to_numpy(dtype=bool) for metric in METRICS]
+    for category, in_category in zip(names, in_categories, strict=True):
+        for metric, in_metric in zip(METRICS, metrics, strict=True):
+            subset = narrow.loc[in_category & in_metric]
             results.append(_test_one(subset, category, metric, protocol, round_kind))
     return results

@@ -125,7 +125,9 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
             f"scores frame column {SCORE!r} has {int(bad.sum())} value(s) that are missing or "
             f"outside {SCORE_MIN:g}..{SCORE_MAX:g} (e.g. {example!r})"
         )
-    out = frame.copy()
+    # Copy-on-write (pandas 3): the shallow copy shares the columns until one of the two
+    # frames writes, so a million-row frame is not copied on every validation.
+    out = frame.copy(deep=False)
     out[SCORE] = values
     return out
 

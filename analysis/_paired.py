@@ -232,7 +232,7 @@ def single_score_effects(
         sources += [(str(j), rows) for j, rows in judges.groupby(JUDGE, sort=True)]
     metrics = (OVERALL,) if primary_only else (*METRICS, OVERALL)
     for category in sorted({str(c) for c in panel[CATEGORY].unique()}):
-        labels = sorted({str(i) for i in panel.loc[panel[CATEGORY] == category, IDENTITY]})
+        labels = sorted({str(i) for i in panel.loc[panel[CATEGORY] == category, IDENTITY].unique()})
         if len(labels) < 2:
             notes.append(
                 f"single protocol, category {category}: one identity ({', '.join(labels)}), "
@@ -241,7 +241,7 @@ def single_score_effects(
             continue
         for judge, frame in sources:
             wide = label_columns(frame, category)
-            present = set(wide.index.get_level_values(METRIC))
+            present = set(wide.index.get_level_values(METRIC).unique())
             for metric in (m for m in metrics if m in present):
                 rows = _metric_rows(wide, metric)
                 for pair in itertools.combinations(labels, 2):

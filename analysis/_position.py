@@ -72,23 +72,25 @@ def order_twins(verdicts: pd.DataFrame) -> pd.DataFrame:
     )
     matched = left.merge(swapped, on=[*_ORDER_KEYS, *shown], suffixes=("", "_swapped"))
     matched = matched.loc[matched["row"] < matched["row_swapped"]]
-    # The twin's name: its design cell and its two candidates in sorted order.
-    candidates = zip(
-        matched[FIRST_IDENTITY] + "|" + matched[FIRST_RESPONSE_INDEX],
-        matched[SECOND_IDENTITY] + "|" + matched[SECOND_RESPONSE_INDEX],
-        strict=True,
-    )
-    cells = zip(*(matched[key] for key in _ORDER_KEYS), strict=True)
-    matched[TWIN] = [
-        "\x1f".join((*cell, *sorted(pair))) for cell, pair in zip(cells, candidates, strict=True)
-    ]
+    # The twin's name: its design cell and its two candidates in sorted order (text columns
+    # joined column-wise, not row by row).
+    one = matched[FIRST_IDENTITY] + "|" + matched[FIRST_RESPONSE_INDEX]
+    other = matched[SECOND_IDENTITY] + "|" + matched[SECOND_RESPONSE_INDEX]
+    in_order = (one <= other).to_numpy(dtype=bool)
+    name = matched[_ORDER_KEYS[0]]
+    for part in [*_ORDER_KEYS[1:]]:
+        name = name + "\x1f" + matched[part]
+    matched[TWIN] = name + "\x1f" + one.where(in_order, other) + "\x1f" + other.where(in_order, one)
     return matched.loc[:, columns].reset_index(drop=True)
 
 
 def order_consistency(verdicts: pd.DataFrame) -> tuple[float | None, int]:
     """Share of order-swapped twins with the same winner (or no winner in both), and how many
     twins were matched."""
-    twins = order_twins(verdicts)
+    return _consistency(order_twins(verdicts))
+
+
+def _consistency(twins: pd.DataFrame) -> tuple[float | None, int]:
     total = len(twins)
     agree = int((twins["winner"] == twins["winner_swapped"]).sum())
     return (agree / total if total else None), total
@@ -137,7 +139,7 @@ def position_bias(
     called = None if test.p_value is None else test.p_value < alpha
     position = pd.to_numeric(verdicts[WINNER_POSITION]).to_numpy(dtype=float)
     tied = twins["first_won"].eq(0.5).sum() + twins["first_won_swapped"].eq(0.5).sum()
-    consistency, _ = order_consistency(verdicts)
+    consistency, _ = _consistency(twins)  # the twins found above, not matched again
     low, high = _share_bounds(test)
     return {
         "first_position_win_rate": rate,

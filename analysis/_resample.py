@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 from scipy import stats
 
 DEFAULT_BOOTSTRAP = 2000
@@ -47,12 +48,34 @@ def seed_for(seed: int, *names: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
+def cluster_codes(clusters: npt.ArrayLike) -> tuple[npt.NDArray[np.intp], int]:
+    """Each row's cluster as 0..k-1 in the sorted order of the clusters' names as text (what
+    ``np.unique`` over the labels as strings numbers them; the bootstrap draws clusters by that
+    number) and k. The rows are hashed once and only the k names are sorted, instead of sorting
+    a million labels as strings."""
+    raw = clusters.to_numpy() if isinstance(clusters, pd.Series) else clusters
+    if not isinstance(raw, pd.Categorical):
+        raw = np.asarray(raw)
+    if bool(pd.isna(raw).any()):  # missing labels: numbered by their text, as before
+        _, inverse = np.unique(np.asarray(raw).astype(str), return_inverse=True)
+        return inverse, int(inverse.max()) + 1 if inverse.size else 0
+    if isinstance(raw, pd.Categorical):
+        row_codes, texts = raw.codes, np.asarray(raw.categories, dtype=object).astype(str)
+    else:
+        row_codes, uniques = pd.factorize(raw)
+        texts = np.asarray(uniques, dtype=object).astype(str)
+    names, rank = np.unique(texts, return_inverse=True)
+    inverse = rank[row_codes]
+    used = np.bincount(inverse, minlength=names.size) > 0
+    if not used.all():  # a category that no row holds has no number
+        inverse = (np.cumsum(used) - 1)[inverse]
+    return inverse.astype(np.intp), int(used.sum())
+
+
 def _group_sums(
     numerators: FloatArray, denominators: FloatArray, clusters: npt.ArrayLike
 ) -> tuple[FloatArray, FloatArray, int]:
-    labels = np.asarray(clusters).astype(str)
-    _, codes = np.unique(labels, return_inverse=True)
-    k = int(codes.max()) + 1 if codes.size else 0
+    codes, k = cluster_codes(clusters)
     num = np.bincount(codes, weights=numerators, minlength=k).astype(float)
     den = np.bincount(codes, weights=denominators, minlength=k).astype(float)
     return num, den, k

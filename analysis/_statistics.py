@@ -12,8 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.analysis._agreement import agreement, conformity, debate_shift
+from fairpanel.analysis._agreement import agreement
 from fairpanel.analysis._bradley_terry import DEFAULT_BT_BOOTSTRAP, bradley_terry
+from fairpanel.analysis._debate import debate
 from fairpanel.analysis._effects import correct_effects, headline
 from fairpanel.analysis._failures import failure_rates_by_identity
 from fairpanel.analysis._frames import (
@@ -140,12 +141,7 @@ def design_statistics(
         if not verdicts.empty
         else [],
         "agreement": agreement(scores, turns),
-        "debate": {
-            "shift_by_identity": debate_shift(
-                scores, confidence=confidence, seed=seed, n_boot=n_boot
-            ),
-            "conformity": conformity(scores),
-        },
+        "debate": debate(scores, confidence=confidence, seed=seed, n_boot=n_boot),
         "failures_by_identity": failure_rates_by_identity(turns, confidence),
     }
     result: dict[str, Any] = jsonable(report)

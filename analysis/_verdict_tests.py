@@ -237,9 +237,11 @@ def stratified_tables(rows: pd.DataFrame, identity: str, versus: str) -> dict[st
         )
     ]
     decided = decided.assign(**{BASE_ID: decided[BASE_ID].astype(str)})
-    counts = decided.groupby([BASE_ID, FIRST_IDENTITY, WINNER_POSITION]).size()
+    grouped = decided.groupby([BASE_ID, FIRST_IDENTITY, WINNER_POSITION]).size()
+    # A few cells a base: looked up in a dict, not by MultiIndex.get per cell.
+    counts = dict(zip(grouped.index, grouped.to_numpy().tolist(), strict=True))
     tables: dict[str, np.ndarray] = {}
-    for base in sorted({str(b) for b in decided[BASE_ID]}):
+    for base in sorted({str(b) for b in decided[BASE_ID].unique()}):
         table = np.array(
             [
                 [float(counts.get((base, front, won), 0)) for won in (0.0, 1.0)]
@@ -343,7 +345,12 @@ def pair_verdict_effects(
     for category in sorted({str(c) for c in outcomes[CATEGORY].unique()}):
         in_category = outcomes.loc[outcomes[CATEGORY] == category]
         labels = sorted(
-            {str(v) for v in pd.concat([in_category[FIRST_IDENTITY], in_category[SECOND_IDENTITY]])}
+            {
+                str(v)
+                for v in pd.concat(
+                    [in_category[FIRST_IDENTITY], in_category[SECOND_IDENTITY]]
+                ).unique()
+            }
         )
         tested = labels[:1] if len(labels) == 2 else labels
         for judge in [None] if primary_only else _judges(in_category):

@@ -15,8 +15,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from fairpanel.analysis import (
     ArmResults,
     DesignBlock,
@@ -73,8 +71,13 @@ def _analyze(frames: RunFrames) -> ArmResults:
 
 def _n_bases(frames: RunFrames) -> int:
     """Distinct base scenarios among the frames' trials (the unit every test generalises over)."""
-    seen = pd.concat([frames.scores["base_id"], frames.verdicts["base_id"]])
-    return int(seen.dropna().astype(str).nunique())
+    # The distinct values of each frame as text (a million rows hold a few dozen bases).
+    seen = {
+        str(base)
+        for frame in (frames.scores, frames.verdicts)
+        for base in frame["base_id"].dropna().unique()
+    }
+    return len(seen)
 
 
 def _treatment_effects(main: RunFrames, treatments: list[str]) -> list[EffectRow]:
