@@ -145,7 +145,9 @@ def _frame(columns: list[str], values: dict[str, Any], categorical: bool) -> pd.
             name: np.asarray(value, dtype=object) if isinstance(value, pd.Categorical) else value
             for name, value in values.items()
         }
-    return pd.DataFrame({name: values[name] for name in columns}, columns=columns)
+    # copy=False: each column stays the array it is (pandas would otherwise copy them into
+    # blocks, twice the memory of the largest frame at its peak).
+    return pd.DataFrame({name: values[name] for name in columns}, columns=columns, copy=False)
 
 
 def frame_columns(
@@ -217,11 +219,16 @@ def frame_columns(
         & (positions < trials["n_identities"][turn_trial][:, None, None])
         & np.ones_like(by_candidate, dtype=bool)
     )
-    turn_of, position, metric = np.nonzero(keep)
+    # Scores are the largest frame (about 7 rows a turn): narrow indices, and the turn-level
+    # arrays freed before it is built, keep a million turns' peak memory down.
+    turn_of, position, metric = (axis.astype(np.int32) for axis in np.nonzero(keep))
+    score = by_candidate[turn_of, position, metric]
+    del numbers, first, by_candidate, keep
     values = _rows(trials, score_columns, turn_trial[turn_of], position, metric, METRICS)
     for name in ("judge", "judge_model", "round", "round_kind"):
         values[name] = turn[name][turn_of]
-    values["score"] = by_candidate[turn_of, position, metric]
+    del turn_of, position, metric
+    values["score"] = score
     scores = _frame(score_columns, values, categorical)
     return scores, verdicts, turns, consensus, sorted(dropped)
 
