@@ -300,9 +300,10 @@ class EndpointState:
             now = time.monotonic()
             until = now + error.retry_after
             reset_at = spent_until(error.quota) if error.status == 429 else None
-            if reset_at is not None:
-                # The same reply's quota reset is exact where Retry-After is rounded up.
-                until = min(until, max(reset_at, now))
+            if reset_at is not None and reset_at > now:
+                # The same reply's quota reset is exact where Retry-After is rounded up (a
+                # reset already past does not explain the 429: then Retry-After holds).
+                until = min(until, reset_at)
             self._paused_until = max(self._paused_until, until)
             self._slowdown = min(_MAX_SLOWDOWN, self._slowdown * _SLOWDOWN_STEP)
 

@@ -14,7 +14,9 @@ reading's ``remaining`` exceeds what was started after the attempt that brought 
 (the server cannot have counted those yet); when nothing is left, wait for the reset the server
 named, then send one attempt alone and let its reply tell how much came back. "Reset" means
 "fully replenished" to OpenAI and Anthropic and "the next slot frees" to a sliding-window
-server; waiting for it and then probing once is right for both.
+server; waiting for it and then probing once is right for both. When the replies show a
+sliding window that this client's own requests fill (``_send_log``), it need not probe: each
+slot frees one window after the request that took it, so it sends at that pace.
 """
 
 from __future__ import annotations
@@ -95,14 +97,20 @@ def _go_duration(text: str) -> float | None:
 
 def timestamp_seconds(text: str) -> float | None:
     """Seconds from now until an RFC 3339 timestamp (negative when past); ``None`` when
-    ``text`` is not one with a UTC offset."""
+    ``text`` is not one with a UTC offset.
+
+    A timestamp in whole seconds (Anthropic's) may name the second the reset falls in, so it
+    counts as the end of that second: waiting up to a second longer beats a 429 for coming
+    back early.
+    """
     try:
         when = datetime.fromisoformat(text.strip())
     except ValueError:
         return None
     if when.tzinfo is None:
         return None
-    return when.timestamp() - time.time()
+    whole_second = when.microsecond == 0 and "." not in text and "," not in text
+    return when.timestamp() + (1.0 if whole_second else 0.0) - time.time()
 
 
 def _count(text: str | None) -> int | None:
@@ -212,8 +220,10 @@ class _Meter:
 
     def read(self, window: QuotaWindow, ticket_seq: int, mark: int, *, sent_at: float) -> None:
         """Take the reading an attempt sent at ``sent_at`` brought."""
-        overtaken = self.window is not None and self.observed_at > sent_at
-        self.previous = (self.window.remaining, self.spent_at_reading) if overtaken else None
+        previous = self.window
+        self.previous = None
+        if previous is not None and self.observed_at > sent_at:
+            self.previous = (previous.remaining, self.spent_at_reading)
         self.window, self.seq, self.spent_at_reading = window, ticket_seq, mark
         self.observed_at = time.monotonic()
 
