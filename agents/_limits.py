@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from aiolimiter import AsyncLimiter
 from pydantic import BaseModel, ConfigDict, Field
 
-from fairpanel.agents._quota import QuotaGate, QuotaReading, QuotaTicket
+from fairpanel.agents._quota import QuotaGate, QuotaReading, QuotaTicket, spent_until
 from fairpanel.agents._types import (
     ModelCallError,
     ModelClient,
@@ -276,9 +276,12 @@ class EndpointState:
                 self._in_flight -= 1
                 quota.release(ticket)
 
-    def observe(self, ticket: QuotaTicket, reading: QuotaReading | None) -> None:
-        """Note the quota an attempt's reply (or error) reported."""
-        self._quota.observe(ticket, reading)
+    def observe(
+        self, ticket: QuotaTicket, reading: QuotaReading | None, *, counted: bool = True
+    ) -> None:
+        """Note the quota an attempt's reply (or error) reported; ``counted`` is false when
+        the server refused the attempt for the rate limit (429) and so spent no quota on it."""
+        self._quota.observe(ticket, reading, counted=counted)
 
     def succeeded(self) -> None:
         self._counts["successes"] += 1
@@ -294,7 +297,14 @@ class EndpointState:
         self._counts["retries"] += 1
         if error.retry_after is not None:
             self._counts["pauses"] += 1
-            self._paused_until = max(self._paused_until, time.monotonic() + error.retry_after)
+            now = time.monotonic()
+            until = now + error.retry_after
+            reset_at = spent_until(error.quota) if error.status == 429 else None
+            if reset_at is not None and reset_at > now:
+                # The same reply's quota reset is exact where Retry-After is rounded up (a
+                # reset already past does not explain the 429: then Retry-After holds).
+                until = min(until, reset_at)
+            self._paused_until = max(self._paused_until, until)
             self._slowdown = min(_MAX_SLOWDOWN, self._slowdown * _SLOWDOWN_STEP)
 
     async def backoff(self, retry: int) -> None:
@@ -350,7 +360,7 @@ class LimitedClient:
                     reply = await self._inner.complete(request)
                 except ModelCallError as exc:
                     error = exc
-                    self._state.observe(ticket, exc.quota)
+                    self._state.observe(ticket, exc.quota, counted=exc.status != 429)
                 else:
                     self._state.observe(ticket, reply.quota)
                     self._state.succeeded()

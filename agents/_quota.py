@@ -14,7 +14,9 @@ reading's ``remaining`` exceeds what was started after the attempt that brought 
 (the server cannot have counted those yet); when nothing is left, wait for the reset the server
 named, then send one attempt alone and let its reply tell how much came back. "Reset" means
 "fully replenished" to OpenAI and Anthropic and "the next slot frees" to a sliding-window
-server; waiting for it and then probing once is right for both.
+server; waiting for it and then probing once is right for both. When the replies show a
+sliding window that this client's own requests fill (``_send_log``), it need not probe: each
+slot frees one window after the request that took it, so it sends at that pace.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from datetime import datetime
 from aiolimiter import AsyncLimiter
 from pydantic import BaseModel, ConfigDict
 
+from fairpanel.agents._send_log import SendLog
+
 __all__ = [
     "QuotaGate",
     "QuotaReading",
@@ -37,6 +41,7 @@ __all__ = [
     "QuotaWindow",
     "duration_seconds",
     "quota_from_headers",
+    "spent_until",
     "timestamp_seconds",
 ]
 
@@ -92,14 +97,20 @@ def _go_duration(text: str) -> float | None:
 
 def timestamp_seconds(text: str) -> float | None:
     """Seconds from now until an RFC 3339 timestamp (negative when past); ``None`` when
-    ``text`` is not one with a UTC offset."""
+    ``text`` is not one with a UTC offset.
+
+    A timestamp in whole seconds (Anthropic's) may name the second the reset falls in, so it
+    counts as the end of that second: waiting up to a second longer beats a 429 for coming
+    back early.
+    """
     try:
         when = datetime.fromisoformat(text.strip())
     except ValueError:
         return None
     if when.tzinfo is None:
         return None
-    return when.timestamp() - time.time()
+    whole_second = when.microsecond == 0 and "." not in text and "," not in text
+    return when.timestamp() + (1.0 if whole_second else 0.0) - time.time()
 
 
 def _count(text: str | None) -> int | None:
@@ -173,6 +184,23 @@ def quota_from_headers(headers: Mapping[str, str] | None) -> QuotaReading | None
     return QuotaReading(**found) if found else None
 
 
+def spent_until(reading: QuotaReading | None) -> float | None:
+    """When the quotas ``reading`` reports as spent (0 remaining) come back (``monotonic``
+    clock), or ``None`` when it reports none spent.
+
+    A 429's Retry-After is rounded up to whole seconds; the reset in the same reply is not,
+    so waiting for the reset instead saves up to a second at each window boundary.
+    """
+    if reading is None:
+        return None
+    resets = [
+        window.reset_at
+        for window in (reading.requests, reading.tokens)
+        if window is not None and window.remaining == 0
+    ]
+    return max(resets) if resets else None
+
+
 @dataclass(slots=True)
 class _Meter:
     """One quota's newest reading and what was spent since the attempt that brought it."""
@@ -183,8 +211,23 @@ class _Meter:
     spent_at_reading: int = 0
     """``spent`` right after that attempt started (its own cost included)."""
     spent: int = 0
+    observed_at: float = -math.inf
+    """When the reply that gave ``window`` arrived."""
+    previous: tuple[int, int] | None = None
+    """The previous reading's ``remaining`` and ``spent_at_reading``, while it may be newer on
+    the server's side: its attempt was answered after this reading's attempt was sent, so the
+    server may have counted it after this one and it is in neither count (replies overtake)."""
 
-    def ready_at(self, cost: int, now: float, idle: bool) -> float:
+    def read(self, window: QuotaWindow, ticket_seq: int, mark: int, *, sent_at: float) -> None:
+        """Take the reading an attempt sent at ``sent_at`` brought."""
+        previous = self.window
+        self.previous = None
+        if previous is not None and self.observed_at > sent_at:
+            self.previous = (previous.remaining, self.spent_at_reading)
+        self.window, self.seq, self.spent_at_reading = window, ticket_seq, mark
+        self.observed_at = time.monotonic()
+
+    def ready_at(self, cost: int, now: float, idle: bool, log: SendLog | None = None) -> float:
         """When an attempt costing ``cost`` may start: ``now`` or earlier means at once,
         ``inf`` means "after the next reply"."""
         window = self.window
@@ -193,13 +236,21 @@ class _Meter:
         if window.limit is not None:
             cost = min(cost, window.limit)  # else a huge request could never start
         unreflected = self.spent - self.spent_at_reading
-        if window.remaining - unreflected >= cost:
+        room = window.remaining - unreflected
+        if self.previous is not None:
+            remaining, mark = self.previous
+            room = min(room, remaining - (self.spent - mark))
+        if room >= cost:
             return now
         if now < window.reset_at:
-            return window.reset_at
-        # Reset has passed: some quota is back, but how much only a reply can tell. Send one
-        # attempt alone; when none is in flight no reply can come, so probe again.
-        return now if unreflected == 0 or idle else math.inf
+            ready = window.reset_at
+        else:
+            # Reset has passed: some quota is back, but how much only a reply can tell. Send
+            # one attempt alone; when none is in flight no reply can come, so probe again.
+            ready = now if unreflected == 0 or idle else math.inf
+        # Unless the replies show a sliding window this client's own send times explain.
+        next_at = None if log is None else log.next_at()
+        return ready if next_at is None else min(ready, next_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +261,7 @@ class QuotaTicket:
     tokens: int
     requests_mark: int
     tokens_mark: int
+    issued_at: float = -math.inf
 
 
 class QuotaGate:
@@ -222,6 +274,7 @@ class QuotaGate:
         self._requests = _Meter()
         self._tokens = _Meter()
         self._issued = 0
+        self._log = SendLog()
         self._open: dict[int, int] = {}
         """Attempts in flight: sequence number -> estimated tokens."""
         self._changed = asyncio.Event()
@@ -255,7 +308,10 @@ class QuotaGate:
 
     def _ready_at(self, tokens: int, now: float) -> float:
         idle = not self._open
-        return max(self._requests.ready_at(1, now, idle), self._tokens.ready_at(tokens, now, idle))
+        return max(
+            self._requests.ready_at(1, now, idle, self._log),
+            self._tokens.ready_at(tokens, now, idle),
+        )
 
     async def admit(self, tokens: int) -> None:
         """Return once the reported quotas leave room for one attempt costing ``tokens``."""
@@ -276,17 +332,26 @@ class QuotaGate:
         between, so no other attempt is admitted on the same room."""
         self._issued += 1
         self._open[self._issued] = tokens
+        now = time.monotonic()
+        self._log.sent(self._issued, now)
         self._requests.spent += 1
         self._tokens.spent += tokens
-        return QuotaTicket(self._issued, tokens, self._requests.spent, self._tokens.spent)
+        return QuotaTicket(
+            self._issued, tokens, self._requests.spent, self._tokens.spent, issued_at=now
+        )
 
-    def observe(self, ticket: QuotaTicket, reading: QuotaReading | None) -> None:
+    def observe(
+        self, ticket: QuotaTicket, reading: QuotaReading | None, *, counted: bool = True
+    ) -> None:
         """Keep the quotas the reply to ``ticket``'s attempt reported, unless a reply to a
-        later attempt already did (replies can overtake each other).
+        later attempt already did (replies can overtake each other). ``counted`` is false
+        when the server refused the attempt (429), so it took no slot of the quota.
 
         The reading counts neither the attempts started after this one nor, to be safe, the
         earlier ones still in flight: the server may have counted those after this one.
         """
+        now = time.monotonic()
+        self._log.answered(ticket.seq, now, counted=counted)
         if reading is None:
             return
         older = [tokens for seq, tokens in self._open.items() if seq < ticket.seq]
@@ -295,8 +360,18 @@ class QuotaGate:
             ("tokens", self._tokens, reading.tokens, ticket.tokens_mark - sum(older)),
         ):
             if window is not None and ticket.seq > meter.seq:
-                meter.window, meter.seq, meter.spent_at_reading = window, ticket.seq, mark
+                meter.read(window, ticket.seq, mark, sent_at=ticket.issued_at)
                 self._reported[kind].set()
+        requests = reading.requests
+        if requests is not None and counted and self._requests.seq == ticket.seq:
+            self._log.read(
+                ticket.seq,
+                requests.limit,
+                requests.remaining,
+                requests.reset_at,
+                unanswered=len(older),
+                now=now,
+            )
 
     def release(self, ticket: QuotaTicket) -> None:
         """An attempt ended (however it ended): wake the callers waiting for room."""

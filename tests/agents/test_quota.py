@@ -43,6 +43,10 @@ def _in(seconds: float) -> str:
         ("0s", 0.0),
         ("20", 20.0),
         ("1m", 60.0),
+        ("1.5s", 1.5),
+        ("2m30.25s", 150.25),
+        ("0.5ms", 0.0005),
+        ("17ms", 0.017),
     ],
 )
 def test_openai_reset_durations(text: str, seconds: float) -> None:
@@ -57,6 +61,15 @@ def test_malformed_durations_are_none(text: str) -> None:
 def test_anthropic_reset_timestamps() -> None:
     assert timestamp_seconds(_in(30)) == pytest.approx(30, abs=0.5)
     assert timestamp_seconds("2024-01-01T00:00:00Z") < 0  # past: the quota is back
+    # Whole seconds name the second the reset falls in: it is over at that second's end.
+    whole = (datetime.now(UTC) + timedelta(seconds=30)).replace(microsecond=0)
+    expected = whole.timestamp() + 1 - time.time()
+    assert timestamp_seconds(whole.strftime("%Y-%m-%dT%H:%M:%SZ")) == pytest.approx(
+        expected, abs=0.05
+    )
+    assert timestamp_seconds(whole.isoformat(timespec="milliseconds")) == pytest.approx(
+        expected - 1, abs=0.05
+    )
     assert timestamp_seconds("2024-01-01T00:00:00") is None  # RFC 3339 needs an offset
     assert timestamp_seconds("tomorrow") is None
 
