@@ -221,13 +221,13 @@ def frame_columns(
     )
     # Scores are the largest frame (about 7 rows a turn): narrow indices, and the turn-level
     # arrays freed before it is built, keep a million turns' peak memory down.
-    turn_of, position, metric = (axis.astype(np.int32) for axis in np.nonzero(keep))
-    score = by_candidate[turn_of, position, metric]
+    turn_of, candidate, metric_of = (axis.astype(np.int32) for axis in np.nonzero(keep))
+    score = by_candidate[turn_of, candidate, metric_of]
     del numbers, first, by_candidate, keep
-    values = _rows(trials, score_columns, turn_trial[turn_of], position, metric, METRICS)
+    values = _rows(trials, score_columns, turn_trial[turn_of], candidate, metric_of, METRICS)
     for name in ("judge", "judge_model", "round", "round_kind"):
         values[name] = turn[name][turn_of]
-    del turn_of, position, metric
+    del turn_of, candidate, metric_of
     values["score"] = score
     scores = _frame(score_columns, values, categorical)
     return scores, verdicts, turns, consensus, sorted(dropped)
