@@ -124,22 +124,19 @@ def _groups(
 ) -> list[tuple[tuple[int, ...], tuple[str, ...], npt.NDArray[np.bool_]]]:
     """Each combination of the labels found at ``rows`` (none missing): its codes, its names
     and its mask over ``rows``."""
+    picked = np.stack([codes[rows] for codes, _ in labels])
+    valid = (picked >= 0).all(axis=0)
     key = np.zeros(rows.size, dtype=np.int64)
-    valid = np.ones(rows.size, dtype=bool)
-    for codes, names in labels:
-        mine = codes[rows]
-        valid &= mine >= 0
-        key = key * max(len(names), 1) + np.maximum(mine, 0)
+    for row, (_, names) in zip(picked, labels, strict=True):
+        key = key * max(len(names), 1) + np.maximum(row, 0)
     key[~valid] = -1
+    # One row of each combination gives its codes: keys sort as their code tuples do.
+    combined, first = np.unique(key[valid], return_index=True)
     out = []
-    for combined in np.unique(key[valid]):
-        combo: list[int] = []
-        rest = int(combined)
-        for _, names in reversed(labels):
-            rest, code = divmod(rest, max(len(names), 1))
-            combo.insert(0, code)
+    for combination, row in zip(combined, np.flatnonzero(valid)[first], strict=True):
+        combo = tuple(int(code) for code in picked[:, row])
         found = tuple(names[c] for (_, names), c in zip(labels, combo, strict=True))
-        out.append((tuple(combo), found, key == combined))
+        out.append((combo, found, key == combination))
     return out
 
 

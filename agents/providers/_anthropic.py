@@ -171,7 +171,6 @@ class AnthropicClient:
         # other than the endpoint named in the cache keys.
         import anthropic
 
-        self._sdk = anthropic
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url or ANTHROPIC_URL,
@@ -239,7 +238,8 @@ class AnthropicClient:
         )
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        anthropic = self._sdk
+        import anthropic  # loaded by __init__; a lookup in sys.modules
+
         tool = self._tool(request)
         system = system_blocks(request)
         extra_body = _sampling_body(request.sampling)

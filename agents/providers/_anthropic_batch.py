@@ -45,7 +45,6 @@ class AnthropicBatchApi:
         self._model_name = model_name
         import anthropic
 
-        self._sdk = anthropic
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=2)
 
     def wire_line(self, key: str, request: ModelRequest) -> bytes:
@@ -56,7 +55,8 @@ class AnthropicBatchApi:
         return openai_batch_line(key, chat_body(request, self._model_name))
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
-        anthropic = self._sdk
+        import anthropic  # loaded by __init__; a lookup in sys.modules
+
         requests = [json.loads(line) for line in lines]
         try:
             batch = await self._client.messages.batches.create(requests=requests)

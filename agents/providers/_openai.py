@@ -106,7 +106,6 @@ class OpenAIClient:
         self._model_name = model_name
         import openai
 
-        self._sdk = openai
         self._client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
         )
@@ -155,7 +154,8 @@ class OpenAIClient:
         }
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        openai = self._sdk
+        import openai  # loaded by __init__; a lookup in sys.modules
+
         started = time.perf_counter()
         try:
             # cast_to=httpx.Response: the SDK hands back the HTTP response itself (newer SDKs

@@ -89,7 +89,6 @@ class OpenAIBatchApi:
         import openai
 
         self._online = online
-        self._sdk = openai
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=2)
 
     def wire_line(self, key: str, request: ModelRequest) -> bytes:
@@ -99,7 +98,8 @@ class OpenAIBatchApi:
         return self.wire_line(key, request)
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
-        openai = self._sdk
+        import openai  # loaded by __init__; a lookup in sys.modules
+
         try:
             uploaded = await self._client.files.create(
                 file=(f"{local_id}.jsonl", b"".join(lines), "application/jsonl"), purpose="batch"

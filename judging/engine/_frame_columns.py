@@ -38,8 +38,8 @@ _CONSENSUS_PATHS = (
 
 def _trial_columns(
     store: Store, spec_paths: Sequence[str], consensus_paths: Sequence[str]
-) -> tuple[tuple[str, ...], tuple[str, ...], np.ndarray, list[list[Any]], list[list[Any] | None]]:
-    """Every trial's key, status, rowid, the values at JSON ``spec_paths`` of its spec and at
+) -> tuple[tuple[str, ...], tuple[str, ...], list[list[Any]], list[list[Any] | None]]:
+    """Every trial's key, status, the values at JSON ``spec_paths`` of its spec and at
     ``consensus_paths`` of its consensus (None without one), in key order. SQLite parses
     each document once (one ``json_extract`` over all its paths) and the whole table comes
     back as one JSON text, so a large store is read without a Python row per trial."""
@@ -52,18 +52,17 @@ def _trial_columns(
     spec = extract("spec", spec_paths)
     combined = f"coalesce({extract('consensus', consensus_paths)}, 'null')"
     (text,) = store.read(
-        "SELECT '[' || coalesce(group_concat(json_array(key, status, trial_rowid, "
+        "SELECT '[' || coalesce(group_concat(json_array(key, status, "
         f"json({spec}), json({combined}))), '') || ']' "
-        "FROM (SELECT rowid AS trial_rowid, * FROM trials ORDER BY key)"
+        "FROM (SELECT * FROM trials ORDER BY key)"
     ).fetchone()
     rows = json.loads(text)
     if not rows:
-        return (), (), np.empty(0, dtype=np.int64), [], []
-    keys, statuses, rowids, specs, consensus = zip(*rows, strict=True)
+        return (), (), [], []
+    keys, statuses, specs, consensus = zip(*rows, strict=True)
     return (
         keys,
         statuses,
-        np.asarray(rowids, dtype=np.int64),
         [row[1:] for row in specs],
         [None if row is None else row[1:] for row in consensus],
     )
@@ -95,7 +94,7 @@ def _winner_position(winners: np.ndarray) -> np.ndarray:
 
 def _trials(store: Store) -> dict[str, Any]:
     """One array per design field, one entry per trial in key order."""
-    keys, statuses, rowids, specs, consensus = _trial_columns(store, _SPEC_PATHS, _CONSENSUS_PATHS)
+    keys, statuses, specs, consensus = _trial_columns(store, _SPEC_PATHS, _CONSENSUS_PATHS)
     n = len(keys)
     fields = ("protocol", "arm", "treatment", "signal", "panel", "base_id", "scenario_id",
               "category", "replicate", "identities", "response_indices")  # fmt: skip
@@ -126,7 +125,6 @@ def _trials(store: Store) -> dict[str, Any]:
     # Keys are unique and already sorted: each trial is its own category.
     out["trial_key"] = pd.Categorical.from_codes(np.arange(n), categories=pd.Index(keys))
     out["trial_keys"] = keys
-    out["rowid"] = rowids
     out["trial_status"] = _categorical(statuses)
     out["has_consensus"] = np.asarray([row is not None for row in consensus], dtype=bool)
     rows = [row if row is not None else [None] * len(_CONSENSUS_PATHS) for row in consensus]

@@ -11,12 +11,15 @@ warnings can be read back from the store at any time.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from fairpanel.judging.engine._frames import duplicate_trials_of
 from fairpanel.judging.engine._store import Store
+from fairpanel.judging.engine._turn_read import (
+    KEYS_PER_QUERY,
+    duplicate_trials_of,
+    stored_call_keys,
+)
 
 __all__ = [
     "NEAR_IDENTICAL_RATIO",
@@ -91,10 +94,6 @@ class SimilarResponses:
         )
 
 
-_CHUNK = 500
-"""Values per ``IN (...)`` query (well under SQLite's bound on parameters)."""
-
-
 def _requests_shared(store: Store) -> bool:
     """Whether any request key belongs to two trials (without that no trial repeats another);
     SQLite answers it from the keys alone, without a Python set per trial."""
@@ -109,8 +108,8 @@ def _requests_shared(store: Store) -> bool:
 def _trials_of_scenarios(store: Store, scenarios: list[str]) -> dict[str, str]:
     """Trial key -> scenario id of every trial on one of ``scenarios``."""
     found: dict[str, str] = {}
-    for start in range(0, len(scenarios), _CHUNK):
-        chunk = scenarios[start : start + _CHUNK]
+    for start in range(0, len(scenarios), KEYS_PER_QUERY):
+        chunk = scenarios[start : start + KEYS_PER_QUERY]
         found.update(
             store.read(
                 "SELECT key, json_extract(spec, '$.scenario_id') AS scenario FROM trials "
@@ -118,21 +117,6 @@ def _trials_of_scenarios(store: Store, scenarios: list[str]) -> dict[str, str]:
                 chunk,
             ).fetchall()
         )
-    return found
-
-
-def _trial_call_keys(store: Store, keys: list[str]) -> dict[str, list[str]]:
-    """The request keys of the judge turns of the trials ``keys`` (trials without turns are
-    absent). Only trials on a flagged scenario are read: two trials that sent exactly the same
-    requests showed the judges the same scenario, so a repeat never crosses scenarios."""
-    found: dict[str, list[str]] = {}
-    for start in range(0, len(keys), _CHUNK):
-        chunk = keys[start : start + _CHUNK]
-        marks = ", ".join("?" * len(chunk))
-        for trial_key, call_keys in store.read(
-            f"SELECT trial_key, call_keys FROM turns WHERE trial_key IN ({marks})", chunk
-        ):
-            found.setdefault(trial_key, []).extend(map(str, json.loads(call_keys)))
     return found
 
 
@@ -163,7 +147,7 @@ def similar_responses(
                     per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
     elif _requests_shared(store):
         scenario_of = _trials_of_scenarios(store, sorted({found_[0] for found_ in found}))
-        for key in duplicate_trials_of(_trial_call_keys(store, sorted(scenario_of))):
+        for key in duplicate_trials_of(stored_call_keys(store, sorted(scenario_of))):
             per_scenario[scenario_of[key]] = per_scenario.get(scenario_of[key], 0) + 1
     return [
         SimilarResponses(scenario_id, model, kind, ratio, per_scenario.get(scenario_id, 0))

@@ -22,7 +22,13 @@ import pandas as pd
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.engine._turn_pack import NUMBER_FIELDS
 
-__all__ = ["TurnColumns", "duplicate_trials_of", "read_turns", "repeated_trials"]
+__all__ = [
+    "TurnColumns",
+    "duplicate_trials_of",
+    "read_turns",
+    "repeated_trials",
+    "stored_call_keys",
+]
 
 RANGE_TURNS = 262_144
 """Turns (by rowid) read per query: bounds the longest text SQLite builds and Python splits
@@ -238,19 +244,23 @@ def repeated_trials(
     if not shared.any():
         return {}
     candidates = np.unique(pairs["trial"].to_numpy()[shared])
-    keys = _stored_keys(store, [trial_keys[index] for index in candidates])
+    keys = stored_call_keys(store, [trial_keys[index] for index in candidates])
     panel_of = {trial_keys[index]: trial_panels[index] for index in candidates}
     return duplicate_trials_of(
         {key: {f"{panel_of[key]}\0{one}" for one in found} for key, found in keys.items()}
     )
 
 
-def _stored_keys(store: Store, trial_keys: Sequence[str]) -> dict[str, list[str]]:
+KEYS_PER_QUERY = 500
+"""Values per ``IN (...)`` query (well under SQLite's bound on parameters)."""
+
+
+def stored_call_keys(store: Store, trial_keys: Sequence[str]) -> dict[str, list[str]]:
     """The request keys of the judge turns of ``trial_keys`` (trials without turns are
-    absent), read from the store itself."""
+    absent), read from the store itself: a few trials' keys, without reading every turn."""
     found: dict[str, list[str]] = {}
-    for start in range(0, len(trial_keys), 500):
-        chunk = list(trial_keys[start : start + 500])
+    for start in range(0, len(trial_keys), KEYS_PER_QUERY):
+        chunk = list(trial_keys[start : start + KEYS_PER_QUERY])
         marks = ", ".join("?" * len(chunk))
         for trial_key, keys in store.read(
             f"SELECT trial_key, call_keys FROM turns WHERE trial_key IN ({marks})", chunk
