@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.judging import STORE_FILE, Store
-from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, key_hashes, packed_numbers
+from fairpanel.judging.engine import (
+    RESOLVED_CONFIG_FILE,
+    key_hashes,
+    name_id,
+    packed_codes,
+    packed_numbers,
+    trial_design,
+)
 from fairpanel.run_folder import run
 
 TEMPLATE = """
@@ -75,8 +82,12 @@ TURN_COLUMNS = (
     "trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, parsed, "
     "parse_error, attempts, prompt_tokens, completion_tokens, latency_s, call_keys"
 )
-PACKED_COLUMNS = "numbers, key_hashes"
-"""What the store packs beside each turn for the analysis (``Store.put_trial`` writes both)."""
+PACKED_COLUMNS = "numbers, key_hashes, codes"
+"""What the store packs beside each turn for the analysis (``Store.put_trial`` writes them)."""
+TRIAL_COLUMNS = (
+    "key, protocol, spec, status, error, consensus, schema_version, created_at, design, "
+    "design_numbers"
+)
 
 
 def make_template(work: Path) -> Path:
@@ -157,6 +168,7 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
     )
     trial_rows: list[tuple[Any, ...]] = []
     turn_rows: list[tuple[Any, ...]] = []
+    names: dict[tuple[str, str, str], int] = {}
     total = 0
     for copy in range(copies):
         group, replicate = copy % BASE_GROUPS, copy // BASE_GROUPS
@@ -177,12 +189,18 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
                     None if failed else consensus,
                     version,
                     created,
+                    *trial_design(spec, None if failed or not consensus else json.loads(consensus)),
                 )
             )
             for index, turn in enumerate(turns_of.get(key, [])):
                 parsed = jitter[(key, index)][rng.randrange(JITTERS)]
                 broken = parsed is None or rng.random() < PARSE_FAILURE_RATE
                 call_key = hashlib.sha256(f"{new_key}/{index}".encode()).hexdigest()
+                named = (turn[2], turn[3], turn[5])
+                if named not in names:
+                    names[named] = name_id(db, *named)
+                codes = packed_codes(new_key, turn[1], turn[4], turn[9], not broken,
+                                     names[named], 1)  # fmt: skip
                 turn_rows.append(
                     (
                         new_key,
@@ -194,6 +212,7 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
                         json.dumps([call_key]),
                         packed_numbers(None if broken else json.loads(parsed)),
                         key_hashes([call_key]),
+                        codes,
                     )
                 )
                 total += 1
@@ -210,9 +229,9 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
 
 
 def _flush(db: sqlite3.Connection, trials: list[Any], turns: list[Any]) -> None:
-    db.executemany("INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)", trials)
+    db.executemany(f"INSERT INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 10)})", trials)
     db.executemany(
-        f"INSERT INTO turns ({TURN_COLUMNS}, {PACKED_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+        f"INSERT INTO turns ({TURN_COLUMNS}, {PACKED_COLUMNS}) VALUES ({', '.join('?' * 17)})",
         turns,
     )
     trials.clear()

@@ -35,7 +35,8 @@ from fairpanel.judging.engine._similar_responses import (
     similar_responses,
 )
 from fairpanel.judging.engine._store import STORE_FILE, STORE_SCHEMA_VERSION, Store, StudyItemRecord
-from fairpanel.judging.engine._turn_pack import key_hashes, packed_numbers
+from fairpanel.judging.engine._trial_pack import trial_design
+from fairpanel.judging.engine._turn_pack import key_hashes, name_id, packed_codes, packed_numbers
 from fairpanel.judging.engine._workers import ProgressHook, run_workers
 
 __all__ = [
@@ -74,7 +75,9 @@ __all__ = [
     "injection_robustness",
     "key_hashes",
     "load_frames",
+    "name_id",
     "open_run_session",
+    "packed_codes",
     "packed_numbers",
     "read_export",
     "response_warnings",
@@ -83,5 +86,6 @@ __all__ = [
     "served_model_changes",
     "served_models",
     "similar_responses",
+    "trial_design",
     "write_export",
 ]

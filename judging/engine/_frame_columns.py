@@ -1,15 +1,15 @@
 """The store's trials and turns read in columns, for ``load_frames``.
 
 A run of a million judge turns cannot afford a Python dict per turn and per score (the frames
-once cost about 8.5 KB a turn). Here SQLite pulls out only the fields the analysis reads (one
-``json_extract`` per document; raw text and the rest of each spec stay in the file), and the
-four frames are assembled with numpy takes over per-trial arrays: one row of a trial's design
-is shared by all its turns and scores, and repeated strings are one object each.
+once cost about 8.5 KB a turn). Here only what the store packed for the analysis is read (each
+trial's design fields, each turn's packed integers and numbers; raw text and the rest of each
+spec stay in the file), and the four frames are assembled with numpy takes over per-trial
+arrays: one row of a trial's design is shared by all its turns and scores, and repeated
+strings are one object each.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairpanel.judging.engine._store import Store
+from fairpanel.judging.engine._trial_pack import DESIGN_NUMBERS, DESIGN_TEXTS, MISSING, UNIT
 from fairpanel.judging.engine._turn_read import read_turns, repeated_trials
 from fairpanel.judging.experiment._config import DEFAULT_PANEL
 from fairpanel.judging.protocol._judgment import METRICS
@@ -24,51 +25,38 @@ from fairpanel.judging.protocol._judgment import METRICS
 __all__ = ["frame_columns"]
 
 CANDIDATES = ("A", "B")
-_SPEC_PATHS = (
-    "$.protocol", "$.arm", "$.treatment", "$.signal", "$.panel", "$.base_id", "$.scenario_id",
-    "$.category", "$.replicate", "$.identities", "$.response_indices",
-)  # fmt: skip
 _SORTED_METRICS = tuple(sorted(METRICS))
-_CONSENSUS_PATHS = (
-    "$.method",
-    "$.winner",
-    *(f"$.scores.{c}.{m}" for c in CANDIDATES for m in _SORTED_METRICS),
-)
 
 
-def _trial_columns(
-    store: Store, spec_paths: Sequence[str], consensus_paths: Sequence[str]
-) -> tuple[tuple[str, ...], tuple[str, ...], list[list[Any]], list[list[Any] | None]]:
-    """Every trial's key, status, the values at JSON ``spec_paths`` of its spec and at
-    ``consensus_paths`` of its consensus (None without one), in key order. SQLite parses
-    each document once (one ``json_extract`` over all its paths) and the whole table comes
-    back as one JSON text, so a large store is read without a Python row per trial."""
-
-    def extract(column: str, paths: Sequence[str]) -> str:
-        # A first path that never exists makes json_extract return an array even for one.
-        listed = ", ".join(f"'{path}'" for path in ("$.__none__", *paths))
-        return f"json_extract({column}, {listed})"
-
-    spec = extract("spec", spec_paths)
-    combined = f"coalesce({extract('consensus', consensus_paths)}, 'null')"
-    (text,) = store.read(
-        "SELECT '[' || coalesce(group_concat(json_array(key, status, "
-        f"json({spec}), json({combined}))), '') || ']' "
-        "FROM (SELECT * FROM trials ORDER BY key)"
+def _trial_columns(store: Store) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
+    """Every trial's key, status, design texts (an object array, a row per trial and a
+    column per ``DESIGN_TEXTS``; None where absent) and design numbers (a float row per
+    trial, a column per ``DESIGN_NUMBERS``), in key order. The designs were stored with each
+    trial (``_trial_pack``): SQLite joins each column over the trials and Python splits it."""
+    keys, statuses, texts, numbers, count = store.read(
+        "SELECT group_concat(key, char(31)), group_concat(status, char(31)), "
+        "group_concat(design, char(31)), CAST(group_concat(design_numbers, '') AS BLOB), "
+        "count(*) FROM (SELECT key, status, design, design_numbers FROM trials ORDER BY key)"
     ).fetchone()
-    rows = json.loads(text)
-    if not rows:
-        return (), (), [], []
-    keys, statuses, specs, consensus = zip(*rows, strict=True)
-    return (
-        keys,
-        statuses,
-        [row[1:] for row in specs],
-        [None if row is None else row[1:] for row in consensus],
-    )
+    if not count:
+        return [], [], np.empty((0, len(DESIGN_TEXTS)), object), np.empty((0, len(DESIGN_NUMBERS)))
+    key_list, status_list = keys.split(UNIT), statuses.split(UNIT)
+    if not len(key_list) == len(status_list) == count:
+        raise ValueError("a trial key holds a control character")
+    values = np.frombuffer(numbers or b"", dtype="<f8")
+    split = np.asarray((texts or "").split(UNIT), dtype=object)
+    if values.size != count * len(DESIGN_NUMBERS) or split.size != count * len(DESIGN_TEXTS):
+        raise ValueError(
+            "the store holds trials without their design fields (or a design text holds a "
+            "control character)"
+        )
+    split[split == MISSING] = None
+    return key_list, status_list, split.reshape(count, -1), values.reshape(count, -1)
 
 
-def _categorical(values: Sequence[Any], categories: Sequence[str] | None = None) -> Any:
+def _categorical(
+    values: Sequence[Any] | np.ndarray, categories: Sequence[str] | None = None
+) -> Any:
     """``values`` as a categorical with sorted categories (None is missing): a design column
     of a million rows then costs a byte a row and its comparisons and groupings run on codes.
     Sorted categories keep sorting by the column lexical, as it was for strings. Coded by
@@ -94,44 +82,33 @@ def _winner_position(winners: np.ndarray) -> np.ndarray:
 
 def _trials(store: Store) -> dict[str, Any]:
     """One array per design field, one entry per trial in key order."""
-    keys, statuses, specs, consensus = _trial_columns(store, _SPEC_PATHS, _CONSENSUS_PATHS)
+    keys, statuses, texts, numbers = _trial_columns(store)
     n = len(keys)
-    fields = ("protocol", "arm", "treatment", "signal", "panel", "base_id", "scenario_id",
-              "category", "replicate", "identities", "response_indices")  # fmt: skip
-    spec = (
-        dict(zip(fields, zip(*specs, strict=True), strict=True))
-        if n
-        else {name: () for name in fields}
-    )
+    text = {name: texts[:, index] for index, name in enumerate(DESIGN_TEXTS)}
+    number = {name: numbers[:, index] for index, name in enumerate(DESIGN_NUMBERS)}
     defaults = {"arm": "main", "treatment": "none", "signal": "explicit", "panel": DEFAULT_PANEL}
     out: dict[str, Any] = {}
-    for name in ("protocol", "arm", "treatment", "signal", "panel", "base_id", "scenario_id",
-                 "category"):  # fmt: skip
-        default = defaults.get(name)
-        values = spec[name] if default is None else [v or default for v in spec[name]]
+    for name in DESIGN_TEXTS[:8]:
+        values = text[name]
+        if name in defaults:
+            values = values.copy()
+            values[(values == None) | (values == "")] = defaults[name]  # noqa: E711
         out[name] = _categorical(values)
-    out["replicate"] = np.asarray([int(v or 0) for v in spec["replicate"]], dtype=np.int64)
-    ids, idx = spec["identities"], spec["response_indices"]
-    first_identity = [row[0] for row in ids]
-    second_identity = [row[1] if len(row) > 1 else None for row in ids]
-    out["first_response_index"] = np.asarray([row[0] for row in idx], dtype=np.int64)
-    out["second_response_index"] = np.asarray(
-        [row[1] if len(row) > 1 else -1 for row in idx], dtype=np.int64
-    )
-    out["n_identities"] = np.asarray([len(row) for row in ids], dtype=np.int64)
-    identities = sorted({v for v in (*first_identity, *second_identity) if v})
+    for name in ("replicate", "n_identities", "first_response_index", "second_response_index"):
+        out[name] = number[name].astype(np.int64)
+    first_identity, second_identity = text["first_identity"], text["second_identity"]
+    identities = sorted({v for v in (*set(first_identity), *set(second_identity)) if v})
     out["first_identity"] = _categorical(first_identity, identities)
     out["second_identity"] = _categorical(second_identity, identities)
     # Keys are unique and already sorted: each trial is its own category.
     out["trial_key"] = pd.Categorical.from_codes(np.arange(n), categories=pd.Index(keys))
     out["trial_keys"] = keys
     out["trial_status"] = _categorical(statuses)
-    out["has_consensus"] = np.asarray([row is not None for row in consensus], dtype=bool)
-    rows = [row if row is not None else [None] * len(_CONSENSUS_PATHS) for row in consensus]
-    out["consensus_method"] = _categorical([row[0] for row in rows])
-    out["consensus_winner"] = np.asarray([row[1] for row in rows], dtype=object)
-    scores = np.array([row[2:] for row in rows], dtype=float).reshape(n, 2, len(METRICS))
-    out["consensus_scores"] = scores
+    out["has_consensus"] = number["has_consensus"] == 1.0
+    out["consensus_method"] = _categorical(text["consensus_method"])
+    out["consensus_winner"] = text["consensus_winner"]
+    scores = numbers[:, len(DESIGN_NUMBERS) - 2 * len(METRICS) :]
+    out["consensus_scores"] = np.ascontiguousarray(scores).reshape(n, 2, len(METRICS))
     return out
 
 

@@ -18,7 +18,8 @@ from typing import Any
 from fairpanel.agents import ModelReply, ModelRequest, Usage
 from fairpanel.judging.engine._batch_store import BatchRecords
 from fairpanel.judging.engine._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
-from fairpanel.judging.engine._turn_pack import key_hashes, packed_numbers
+from fairpanel.judging.engine._trial_pack import trial_design
+from fairpanel.judging.engine._turn_pack import key_hashes, name_id, packed_codes, packed_numbers
 from fairpanel.judging.protocol._records import TrialRecord
 
 __all__ = [
@@ -38,10 +39,15 @@ _CALL_COLUMNS = (
 not depend on where the migrations put the columns they added."""
 
 
+TRIAL_COLUMNS = (
+    "key, protocol, spec, status, error, consensus, schema_version, created_at, design, "
+    "design_numbers"
+)
+"""The trials table's columns in the order ``put_trial`` writes them."""
 TURN_COLUMNS = (
     "trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, parsed, "
     "parse_error, attempts, prompt_tokens, completion_tokens, latency_s, call_keys, numbers, "
-    "key_hashes"
+    "key_hashes, codes"
 )
 """The turns table's columns in the order ``put_trial`` writes them."""
 
@@ -168,7 +174,7 @@ class Store:
         with self._transaction():
             self._db.execute("DELETE FROM turns WHERE trial_key = ?", (record.key,))
             self._db.execute(
-                "INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 10)})",
                 (
                     record.key,
                     record.protocol,
@@ -178,11 +184,16 @@ class Store:
                     None if record.consensus is None else json.dumps(record.consensus),
                     int(record.spec.get("schema_version", 1)),
                     _now(),
+                    *trial_design(record.spec, record.consensus),
                 ),
             )
-            self._db.executemany(
-                f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 16)})",
-                [
+            rows = []
+            for turn in record.turns:
+                names = name_id(self._db, turn.round_kind, turn.judge, turn.judge_model)
+                parsed = turn.parsed is not None
+                codes = packed_codes(record.key, turn.round, turn.speaker_index, turn.attempts,
+                                     parsed, names, len(turn.call_keys))  # fmt: skip
+                rows.append(
                     (
                         record.key,
                         turn.round,
@@ -200,9 +211,11 @@ class Store:
                         json.dumps(list(turn.call_keys)),
                         packed_numbers(turn.parsed),
                         key_hashes(turn.call_keys),
+                        codes,
                     )
-                    for turn in record.turns
-                ],
+                )
+            self._db.executemany(
+                f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 17)})", rows
             )
 
     def trial_status_counts(self) -> dict[str, int]:

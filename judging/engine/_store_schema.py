@@ -12,7 +12,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from fairpanel.judging.engine._turn_pack import backfill_turns
+from fairpanel.judging.engine._trial_pack import backfill_trial_designs
+from fairpanel.judging.engine._turn_pack import backfill_turn_codes, backfill_turns
 
 __all__ = [
     "BACKFILLS",
@@ -23,7 +24,7 @@ __all__ = [
     "prepare",
 ]
 
-STORE_SCHEMA_VERSION = 5
+STORE_SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -131,10 +132,33 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE turns ADD COLUMN numbers BLOB;
     ALTER TABLE turns ADD COLUMN key_hashes BLOB;
     """,
+    # 6: the rest of what the analysis reads, so a report parses no spec and reads no text
+    # per turn: each trial's design fields (``_trial_pack``), each turn's integers packed
+    # (``codes``) with its round kind, judge and model named once in ``turn_names``.
+    6: """
+    ALTER TABLE trials ADD COLUMN design TEXT;
+    ALTER TABLE trials ADD COLUMN design_numbers BLOB;
+    ALTER TABLE turns ADD COLUMN codes BLOB;
+    CREATE TABLE IF NOT EXISTS turn_names (
+        id INTEGER PRIMARY KEY,
+        round_kind TEXT NOT NULL,
+        judge TEXT NOT NULL,
+        judge_model TEXT NOT NULL,
+        UNIQUE (round_kind, judge, judge_model)
+    );
+    """,
 }
 
 
-BACKFILLS: dict[int, Callable[[sqlite3.Connection], None]] = {5: backfill_turns}
+def _backfill_designs_and_codes(db: sqlite3.Connection) -> None:
+    backfill_trial_designs(db)
+    backfill_turn_codes(db)
+
+
+BACKFILLS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    5: backfill_turns,
+    6: _backfill_designs_and_codes,
+}
 """Steps in Python after a version's statements: values derived from rows already stored."""
 
 _ADD_COLUMN = re.compile(r"^\s*ALTER TABLE (\w+) ADD COLUMN (\w+)\b", re.IGNORECASE)

@@ -6,8 +6,11 @@ Python, and that alone cost more than the analysis time budget of a large run. S
 also keeps, per turn, the numbers the analysis reads as packed little-endian float64
 (``numbers``: the pair verdict's position, then every score in ``PARSED_PATHS`` order, NaN
 where absent) and a 64-bit digest of each request key (``key_hashes``), which the reader turns
-into arrays with one ``frombuffer``. They are derived data: ``backfill_turns`` rebuilds them
-from the JSON of a store written before they existed.
+into arrays with one ``frombuffer``. The turn's own integers go the same way (``codes``: its
+trial's key digest, round, speaker, attempts, whether it parsed, its names' row in
+``turn_names`` and how many request keys it made), so a turn's row is read without a text
+column. They are derived data: ``backfill_turns`` and ``backfill_turn_codes`` rebuild them
+from the rows of a store written before they existed.
 """
 
 from __future__ import annotations
@@ -24,10 +27,15 @@ import numpy as np
 from fairpanel.judging.protocol._judgment import CANDIDATE_IDS, METRICS
 
 __all__ = [
+    "CODE_FIELDS",
     "NUMBER_FIELDS",
     "PARSED_PATHS",
+    "backfill_turn_codes",
     "backfill_turns",
+    "digest",
     "key_hashes",
+    "name_id",
+    "packed_codes",
     "packed_numbers",
 ]
 
@@ -64,13 +72,45 @@ def packed_numbers(parsed: dict[str, Any] | None) -> bytes:
     return np.asarray(values, dtype="<f8").tobytes()
 
 
+def _digest_bytes(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+
+
+def digest(text: str) -> int:
+    """The 64-bit digest of a key, as the signed little-endian integer that is packed."""
+    return int.from_bytes(_digest_bytes(text), "little", signed=True)
+
+
 def key_hashes(call_keys: Sequence[str]) -> bytes:
     """A 64-bit digest per request key, packed. Equal keys digest alike; two different keys
     that collide can only make trials look like repeats, which the reader checks on the keys
     themselves."""
-    return b"".join(
-        hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest() for key in call_keys
-    )
+    return b"".join(_digest_bytes(key) for key in call_keys)
+
+
+CODE_FIELDS = ("trial", "round", "speaker", "attempts", "parsed", "names", "keys")
+"""The integers of ``packed_codes``, in order."""
+
+
+def packed_codes(
+    trial_key: str, round_: int, speaker: int, attempts: int, parsed: bool, names: int, keys: int
+) -> bytes:
+    """A turn's integers as little-endian int64 in ``CODE_FIELDS`` order; the trial is its
+    key's ``digest`` (the reader maps it back to the trial, and checks that no two trials'
+    digests collide), ``names`` the turn's ``turn_names`` row."""
+    values = (digest(trial_key), round_, speaker, attempts, int(parsed), names, keys)
+    return np.asarray(values, dtype="<i8").tobytes()
+
+
+def name_id(db: sqlite3.Connection, round_kind: str, judge: str, judge_model: str) -> int:
+    """The ``turn_names`` row of a turn's round kind, judge and model, added when new."""
+    found = db.execute(
+        "INSERT INTO turn_names (round_kind, judge, judge_model) VALUES (?, ?, ?) "
+        "ON CONFLICT (round_kind, judge, judge_model) DO UPDATE SET judge = excluded.judge "
+        "RETURNING id",
+        (round_kind, judge, judge_model),
+    ).fetchall()
+    return int(found[0][0])
 
 
 def backfill_turns(db: sqlite3.Connection) -> None:
@@ -90,3 +130,22 @@ def backfill_turns(db: sqlite3.Connection) -> None:
             for rowid, parsed, keys in rows
         ),
     )
+
+
+def backfill_turn_codes(db: sqlite3.Connection) -> None:
+    """Fill ``codes`` of every turn stored without them (a store written before schema 6)."""
+    names: dict[tuple[str, str, str], int] = {}
+    rows = db.execute(
+        "SELECT rowid, trial_key, round, speaker_index, attempts, parsed IS NOT NULL, "
+        "round_kind, judge, judge_model, call_keys FROM turns WHERE codes IS NULL"
+    ).fetchall()
+    updates = []
+    for rowid, trial_key, round_, speaker, attempts, parsed, kind, judge, model, keys in rows:
+        named = (str(kind), str(judge), str(model))
+        if named not in names:
+            names[named] = name_id(db, *named)
+        count = len(json.loads(keys))
+        codes = packed_codes(str(trial_key), round_, speaker, attempts, bool(parsed),
+                             names[named], count)  # fmt: skip
+        updates.append((codes, rowid))
+    db.executemany("UPDATE turns SET codes = ? WHERE rowid = ?", updates)

@@ -1,12 +1,12 @@
 """The store's judge turns read in columns, for ``frame_columns``.
 
 A million turns cannot go through Python one row at a time, nor through a JSON parse each: a
-tuple per row costs more than SQLite's whole scan. So SQLite aggregates each range of turns
-into a few long texts (``group_concat``: every turn's trial, round, judge and so on), the
-numbers and request-key digests packed beside each turn when it was stored (``_turn_pack``)
-are joined into one buffer per range, and numpy reads both. Python holds a handful of objects
-per range, and finding trials that repeat one another needs no Python set per trial (see
-``repeated_trials``).
+tuple per row costs more than SQLite's whole scan. Each turn was stored with what the analysis
+reads of it packed beside its JSON (``_turn_pack``: its integers, its numbers and the digests of
+its request keys), so SQLite joins each range of turns' packs into three byte strings and numpy
+reads them with ``frombuffer``: no text column is read per turn. Python holds a handful of
+objects per range, and finding trials that repeat one another needs no Python set per trial
+(see ``repeated_trials``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fairpanel.judging.engine._store import Store
-from fairpanel.judging.engine._turn_pack import NUMBER_FIELDS
+from fairpanel.judging.engine._turn_pack import CODE_FIELDS, NUMBER_FIELDS, digest
 
 __all__ = [
     "TurnColumns",
@@ -31,11 +31,12 @@ __all__ = [
 ]
 
 RANGE_TURNS = 262_144
-"""Turns (by rowid) read per query: bounds the longest text SQLite builds and Python splits
+"""Turns (by rowid) read per query: bounds the longest buffer SQLite builds and Python holds
 (tens of megabytes), whatever the size of the run."""
 
-_UNIT, _RECORD = "\x1f", "\x1e"
+_UNIT = "\x1f"
 TEXT_COLUMNS = ("round_kind", "judge", "judge_model")
+_CODE = {name: index for index, name in enumerate(CODE_FIELDS)}
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,6 @@ class TurnColumns:
     call_keys: list[tuple[str, ...]] | None
 
 
-def _ints(text: str, count: int) -> np.ndarray:
-    values = np.fromstring(text, dtype=np.int64, sep=",")
-    if values.size != count:
-        raise ValueError("the store's turns table holds a value that is not an integer")
-    return values
-
-
 def _categorical(codes: np.ndarray, names: Sequence[str]) -> Any:
     """Codes into ``names`` as a categorical with sorted categories (sorting by the column
     stays lexical, as it was for strings)."""
@@ -77,128 +71,143 @@ def _categorical(codes: np.ndarray, names: Sequence[str]) -> Any:
     return pd.Categorical.from_codes(rank[codes], categories=pd.Index([names[i] for i in order]))
 
 
+def _packed(blob: bytes | None, dtype: str, width: int, count: int, what: str) -> np.ndarray:
+    values = np.frombuffer(blob or b"", dtype=dtype)
+    if values.size != count * width:
+        raise ValueError(f"the store holds judge turns without their packed {what}")
+    return values.reshape(count, width) if width > 1 else values
+
+
 class _Ranges:
     """Accumulates the per-range arrays."""
 
-    def __init__(self, keep_keys: bool, trial_keys: pd.Index) -> None:
-        self.trial_keys = trial_keys
-        self.ints: dict[str, list[np.ndarray]] = {
-            name: [] for name in ("rowid", "round", "speaker", "attempts", "ok")
-        }
-        self.trial: list[np.ndarray] = []
-        self.texts: list[np.ndarray] = []
-        self.text_names: list[str] = []
+    def __init__(self, keep_keys: bool) -> None:
+        self.codes: list[np.ndarray] = []
         self.numbers: list[np.ndarray] = []
-        self.key_rowid: list[np.ndarray] = []
         self.key_hash: list[np.ndarray] = []
+        self.trial_keys: list[str] = []
         self.keys: list[tuple[str, ...]] | None = [] if keep_keys else None
 
     def add(self, row: tuple[Any, ...]) -> None:
         """One range's aggregates (see ``read_turns``)."""
-        (
-            rowids,
-            trial_keys,
-            rounds,
-            speakers,
-            attempts,
-            ok,
-            texts,
-            lengths,
-            numbers,
-            hashes,
-            keys,
-        ) = row
-        count = rowids.count(",") + 1
-        for name, text in zip(self.ints, (rowids, rounds, speakers, attempts, ok), strict=True):
-            self.ints[name].append(_ints(text, count))
-        codes, unique = pd.factorize(np.array(trial_keys.split(_UNIT), dtype=object))
-        if len(codes) != count:
-            raise ValueError("a trial key holds a control character")
-        self.trial.append(self.trial_keys.get_indexer(pd.Index(unique))[codes])
-        codes, unique = pd.factorize(np.array(texts.split(_RECORD), dtype=object))
-        if len(codes) != count:
-            raise ValueError("a judge, round kind or model name holds a control character")
-        known = {name: index for index, name in enumerate(self.text_names)}
-        for name in unique:
-            known.setdefault(name, len(known))
-        self.text_names.extend(list(known)[len(self.text_names) :])
-        self.texts.append(np.asarray([known[name] for name in unique], dtype=np.int32)[codes])
-        packed = np.frombuffer(numbers or b"", dtype="<f8")
-        if packed.size != count * NUMBER_FIELDS:
-            raise ValueError("the store holds judge turns without their packed numbers")
-        self.numbers.append(packed.reshape(count, NUMBER_FIELDS))
-        per_turn = _ints(lengths, count) // 8
-        self.key_rowid.append(np.repeat(self.ints["rowid"][-1], per_turn))
+        count, codes, numbers, hashes, keys = row
+        self.codes.append(_packed(codes, "<i8", len(CODE_FIELDS), count, "codes"))
+        self.numbers.append(_packed(numbers, "<f8", NUMBER_FIELDS, count, "numbers"))
         self.key_hash.append(np.frombuffer(hashes or b"", dtype="<i8"))
-        if self.key_hash[-1].size != per_turn.sum():
+        if self.key_hash[-1].size != self.codes[-1][:, _CODE["keys"]].sum():
             raise ValueError("the store holds judge turns without their request-key digests")
         if self.keys is not None:
             listed = json.loads(f"[{keys}]")
             self.keys.extend(tuple(map(str, found)) for found in listed)
 
 
-def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+def _concat(parts: list[np.ndarray], dtype: type, width: int = 0) -> np.ndarray:
+    if parts:
+        return np.concatenate(parts)
+    return np.empty((0, width) if width else 0, dtype=dtype)
+
+
+def _range_sql(keep_keys: bool) -> str:
+    # Aggregates of one query see the rows in one order; blobs concatenate byte for byte and a
+    # missing one makes a length mismatch.
+    keys_column = "group_concat(call_keys)" if keep_keys else "NULL"
+    return (
+        "SELECT count(*), CAST(group_concat(codes, '') AS BLOB), "
+        "CAST(group_concat(numbers, '') AS BLOB), CAST(group_concat(key_hashes, '') AS BLOB), "
+        f"{keys_column} FROM turns WHERE rowid BETWEEN ? AND ?"
+    )
+
+
+def _ranges(store: Store) -> range:
+    # Two subqueries: each is one b-tree descent, where a single min/max pair scans the table.
+    low, high = store.read(
+        "SELECT (SELECT min(rowid) FROM turns), (SELECT max(rowid) FROM turns)"
+    ).fetchone()
+    return range(int(low or 0), int(high or -1) + 1, RANGE_TURNS)
 
 
 def read_turns(store: Store, trial_keys: Sequence[str], *, keep_keys: bool) -> TurnColumns:
     """Every judge turn of ``store``; a turn's ``trial`` is the position of its trial's key
     in ``trial_keys``. With ``keep_keys`` the request keys are also returned as a tuple per
     turn."""
-    ranges = _Ranges(keep_keys, pd.Index(trial_keys))
-    # Aggregates see the rows in one order, the range's rowid order (checked above: rowids
-    # must ascend). Blobs concatenate byte for byte; a missing blob makes a length mismatch.
-    keys_column = "group_concat(call_keys)" if keep_keys else "NULL"
-    range_sql = (
-        "SELECT group_concat(rowid), group_concat(trial_key, char(31)), group_concat(round), "
-        "group_concat(speaker_index), group_concat(attempts), group_concat(parsed IS NOT NULL), "
-        "group_concat(round_kind || char(31) || judge || char(31) || judge_model, char(30)), "
-        "group_concat(coalesce(length(key_hashes), -8)), "
-        "CAST(group_concat(numbers, '') AS BLOB), CAST(group_concat(key_hashes, '') AS BLOB), "
-        f"{keys_column} FROM turns WHERE rowid BETWEEN ? AND ?"
-    )
-    low, high = store.read("SELECT min(rowid), max(rowid) FROM turns").fetchone()
-    for start in range(int(low or 0), int(high or -1) + 1, RANGE_TURNS):
-        row = store.read(range_sql, (start, start + RANGE_TURNS - 1)).fetchone()
-        if row[0] is not None:
+    ranges = _Ranges(keep_keys)
+    sql = _range_sql(keep_keys)
+    for start in _ranges(store):
+        row = store.read(sql, (start, start + RANGE_TURNS - 1)).fetchone()
+        if row[0]:
             ranges.add(row)
-    return _assemble(ranges)
+    codes = _concat(ranges.codes, np.int64, len(CODE_FIELDS))
+    trial = _trial_positions(store, codes[:, _CODE["trial"]], trial_keys)
+    return _assemble(store, ranges, codes, trial)
 
 
-def _assemble(ranges: _Ranges) -> TurnColumns:
-    ints = {name: _concat(parts, np.int64) for name, parts in ranges.ints.items()}
-    trial = _concat(ranges.trial, np.int64)
+def _trial_positions(store: Store, digests: np.ndarray, trial_keys: Sequence[str]) -> np.ndarray:
+    """Each turn's trial (by the digest packed with it) as a position in ``trial_keys``."""
+    known = np.fromiter((digest(key) for key in trial_keys), dtype=np.int64, count=len(trial_keys))
+    order = np.argsort(known, kind="stable")
+    ordered = known[order]
+    if len(ordered) > 1 and (np.diff(ordered) == 0).any():
+        return _trial_positions_by_key(store, trial_keys)  # two trials' digests collide
+    found = np.minimum(np.searchsorted(ordered, digests), max(len(ordered) - 1, 0))
+    if len(digests) and (len(ordered) == 0 or (ordered[found] != digests).any()):
+        raise ValueError("the store holds judge turns of a trial it does not hold")
+    return np.asarray(order[found], dtype=np.int64)
+
+
+def _trial_positions_by_key(store: Store, trial_keys: Sequence[str]) -> np.ndarray:
+    """The same from the turns' trial keys themselves (read only when digests collide)."""
+    parts = []
+    index = pd.Index(trial_keys)
+    for start in _ranges(store):
+        (text,) = store.read(
+            "SELECT group_concat(trial_key, char(31)) FROM turns WHERE rowid BETWEEN ? AND ?",
+            (start, start + RANGE_TURNS - 1),
+        ).fetchone()
+        if text is not None:
+            parts.append(index.get_indexer(pd.Index(text.split(_UNIT))))
+    trial = _concat(parts, np.int64)
     if (trial < 0).any():
         raise ValueError("the store holds judge turns of a trial it does not hold")
-    order = np.lexsort((ints["speaker"], ints["round"], trial))
-    texts = _concat(ranges.texts, np.int32)[order]
-    parts = [name.split(_UNIT) for name in ranges.text_names]
-    if any(len(part) != len(TEXT_COLUMNS) for part in parts):
-        raise ValueError("a judge, round kind or model name holds a control character")
+    return trial
+
+
+def _names(store: Store, ids: np.ndarray) -> dict[str, pd.Categorical]:
+    """The round kind, judge and model of each turn from its ``turn_names`` row; only names
+    some turn has become categories (a replaced trial's judges may be named and unused)."""
+    rows = store.read("SELECT id, round_kind, judge, judge_model FROM turn_names").fetchall()
+    used = set(np.unique(ids).tolist())
+    rows = [row for row in rows if int(row[0]) in used]
+    if len(rows) != len(used):
+        raise ValueError("the store holds judge turns whose names it does not hold")
+    row_ids = np.asarray([int(row[0]) for row in rows], dtype=np.int64)
+    of_turn = np.searchsorted(np.sort(row_ids), ids)
+    by_id = sorted(rows, key=lambda row: int(row[0]))
     columns: dict[str, pd.Categorical] = {}
     for index, column in enumerate(TEXT_COLUMNS):
-        names = list(dict.fromkeys(part[index] for part in parts))
-        of_combination = np.asarray([names.index(part[index]) for part in parts], dtype=np.int32)
-        columns[column] = _categorical(of_combination[texts], names)
-    numbers = _concat(ranges.numbers, float).reshape(-1, NUMBER_FIELDS)[order]
-    # Rowids ascend (each range is read in rowid order), so a key's turn is a search away.
+        names = list(dict.fromkeys(str(row[1 + index]) for row in by_id))
+        of_row = np.asarray([names.index(str(row[1 + index])) for row in by_id], dtype=np.int32)
+        columns[column] = _categorical(of_row[of_turn], names)
+    return columns
+
+
+def _assemble(store: Store, ranges: _Ranges, codes: np.ndarray, trial: np.ndarray) -> TurnColumns:
+    order = np.lexsort((codes[:, _CODE["speaker"]], codes[:, _CODE["round"]], trial))
+    names = _names(store, codes[order, _CODE["names"]])
+    numbers = _concat(ranges.numbers, float, NUMBER_FIELDS)[order]
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
-    rowids = ints["rowid"]
-    if (np.diff(rowids) <= 0).any():
-        raise RuntimeError("SQLite aggregated the turns out of rowid order")
-    key_turn = position[np.searchsorted(rowids, _concat(ranges.key_rowid, np.int64))]
+    key_turn = np.repeat(position, codes[:, _CODE["keys"]])
     key_order = np.argsort(key_turn, kind="stable")
     keys = ranges.keys
     return TurnColumns(
         trial=trial[order],
-        round=ints["round"][order],
-        attempts=ints["attempts"][order],
-        parse_ok=ints["ok"][order].astype(bool),
+        round=codes[order, _CODE["round"]],
+        attempts=codes[order, _CODE["attempts"]],
+        parse_ok=codes[order, _CODE["parsed"]].astype(bool),
         winner_position=numbers[:, 0].copy(),
-        round_kind=columns["round_kind"],
-        judge=columns["judge"],
-        judge_model=columns["judge_model"],
+        round_kind=names["round_kind"],
+        judge=names["judge"],
+        judge_model=names["judge_model"],
         numbers=np.ascontiguousarray(numbers[:, 1:]),
         key_turn=key_turn[key_order],
         key_hash=_concat(ranges.key_hash, np.int64)[key_order],

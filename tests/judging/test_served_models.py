@@ -320,7 +320,7 @@ def test_a_version_2_store_migrates_in_place_and_reads_none(tmp_path: Path) -> N
         version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         columns = [row[1] for row in db.execute("PRAGMA table_info(calls)")]
     db.close()
-    assert version == (str(STORE_SCHEMA_VERSION),) and STORE_SCHEMA_VERSION == 5
+    assert version == (str(STORE_SCHEMA_VERSION),) and STORE_SCHEMA_VERSION == 6
     assert columns[-3:] == ["served_model", "fingerprint", "batch_id"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sqlite3
 from pathlib import Path
@@ -174,3 +175,76 @@ def test_packed_numbers_hold_the_verdict_position_and_every_score() -> None:
         packed_numbers({"accuracy": True})
     with pytest.raises(ValueError, match="not a number"):
         packed_numbers({"A": {"accuracy": "7"}})
+
+
+def test_a_store_written_before_designs_and_codes_is_backfilled_and_reads_the_same(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / STORE_FILE
+    store = _store(path, RECORDS)
+    fresh = load_frames(store)
+    categorical = load_frames(store, categorical=True)
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE trials SET design = NULL")
+        db.execute("UPDATE turns SET codes = NULL")
+        db.execute("DELETE FROM turn_names")
+        db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    db.close()
+    store = Store(path)
+    try:
+        _assert_same(load_frames(store), fresh)
+        _assert_same(load_frames(store, categorical=True), categorical)
+        assert store.read("SELECT count(*) FROM turns WHERE codes IS NULL").fetchone() == (0,)
+        assert store.read("SELECT count(*) FROM trials WHERE design IS NULL").fetchone() == (0,)
+    finally:
+        store.close()
+    assert fresh.turns["judge"].tolist()[:3] == ["judge-0", "judge-1", "judge-0"]
+    assert fresh.consensus["score"].tolist() == [5.5, 5.5]  # t2 and t3: A accuracy
+    assert fresh.verdicts["trial_key"].tolist() == ["t2", "t3"]
+
+
+def test_turns_find_their_trials_by_key_when_two_trials_digests_collide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _store(tmp_path / STORE_FILE, RECORDS)
+    try:
+        whole = load_frames(store)
+        collide = {"t1": 7, "t2": 7, "t3": 9}
+        monkeypatch.setattr(_turn_read, "digest", collide.__getitem__)
+        _assert_same(load_frames(store), whole)
+    finally:
+        store.close()
+
+
+def test_turns_without_their_codes_or_names_are_an_error(tmp_path: Path) -> None:
+    store = _store(tmp_path / STORE_FILE, RECORDS)
+    try:
+        store.read("DELETE FROM turn_names WHERE judge = 'judge-1'")
+        with pytest.raises(ValueError, match="names it does not hold"):
+            load_frames(store)
+        store.read("UPDATE turns SET codes = NULL WHERE trial_key = 't2'")
+        with pytest.raises(ValueError, match="without their packed codes"):
+            load_frames(store)
+        store.read("UPDATE trials SET design = NULL WHERE key = 't2'")
+        with pytest.raises(ValueError, match="without their design fields"):
+            load_frames(store)
+    finally:
+        store.close()
+
+
+def test_a_judge_named_only_by_a_replaced_attempt_is_no_category(tmp_path: Path) -> None:
+    failed = _trial("t1", "single", [("k11",), ("k12",)], status="failed")
+    gone = dataclasses.replace(failed, turns=[
+        dataclasses.replace(turn, judge=f"gone-{turn.speaker_index}") for turn in failed.turns
+    ])  # fmt: skip
+    store = _store(tmp_path / STORE_FILE, [gone, *RECORDS])  # RECORDS' t1 replaces it
+    try:
+        assert store.read(
+            "SELECT count(*) FROM turn_names WHERE judge LIKE 'gone-%'"
+        ).fetchone() == (2,)
+        frames = load_frames(store, categorical=True)
+        assert list(frames.turns["judge"].cat.categories) == ["judge-0", "judge-1"]
+        assert list(frames.turns["round_kind"].cat.categories) == ["final", "first"]
+    finally:
+        store.close()

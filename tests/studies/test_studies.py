@@ -180,7 +180,10 @@ def _version_1_store(path: Path) -> None:
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE study_items")
         db.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
-        db.execute("INSERT INTO trials VALUES ('k1', 'single', '{}', 'ok', NULL, NULL, 3, 'then')")
+        db.execute(
+            "INSERT INTO trials (key, protocol, spec, status, error, consensus, schema_version, "
+            "created_at) VALUES ('k1', 'single', '{}', 'ok', NULL, NULL, 3, 'then')"
+        )
 
 
 def test_store_migrates_version_1_files_and_refuses_newer_ones(tmp_path: Path) -> None:
