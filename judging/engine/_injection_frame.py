@@ -41,15 +41,19 @@ def _chunks(keys: list[str]) -> Iterator[list[str]]:
 
 def injection_frame(store: Store) -> pd.DataFrame:
     """Final-round answers of injected trials and of the main trials they are twins of. Only
-    those trials and turns are read (SQLite picks the injection arm out of the specs), so a
-    large run without the injection arm pays one scan of the trials table."""
+    those trials and turns are read (SQLite picks the injection arm out of the trials' design
+    texts, whose second field is the arm), so a large run without the injection arm pays one
+    scan of the trials table and parses no spec."""
     specs: dict[str, tuple[dict[str, Any], str]] = {}
     pair_key: dict[str, str] = {}
     injected = store.read(
-        "SELECT key, spec, status FROM trials WHERE json_extract(spec, '$.arm') = 'injection'"
+        "SELECT key, spec, status FROM trials WHERE substr(design, instr(design, char(31)) + 1, "
+        "10) = 'injection' || char(31)"
     ).fetchall()
     for key, spec_text, status in injected:
         spec = json.loads(spec_text)
+        if spec.get("arm") != "injection":
+            continue
         specs[key] = (spec, status)
         if status == "ok":
             twin = _twin_key(spec)
