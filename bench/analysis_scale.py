@@ -86,7 +86,7 @@ PACKED_COLUMNS = "numbers, key_hashes, codes"
 """What the store packs beside each turn for the analysis (``Store.put_trial`` writes them)."""
 TRIAL_COLUMNS = (
     "key, protocol, spec, status, error, consensus, schema_version, created_at, design, "
-    "design_numbers"
+    "design_numbers, request_digest"
 )
 
 
@@ -179,6 +179,11 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
             spec["replicate"] = replicate
             new_key = hashlib.sha256(f"{key}/{copy}".encode()).hexdigest()
             failed = rng.random() < TRIAL_FAILURE_RATE
+            source_turns = turns_of.get(key, [])
+            call_keys = [
+                hashlib.sha256(f"{new_key}/{index}".encode()).hexdigest()
+                for index in range(len(source_turns))
+            ]
             trial_rows.append(
                 (
                     new_key,
@@ -189,18 +194,19 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
                     None if failed else consensus,
                     version,
                     created,
-                    *trial_design(spec, None if failed or not consensus else json.loads(consensus)),
+                    *trial_design(
+                        spec, None if failed or not consensus else json.loads(consensus), call_keys
+                    ),
                 )
             )
-            for index, turn in enumerate(turns_of.get(key, [])):
+            for index, turn in enumerate(source_turns):
                 parsed = jitter[(key, index)][rng.randrange(JITTERS)]
                 broken = parsed is None or rng.random() < PARSE_FAILURE_RATE
-                call_key = hashlib.sha256(f"{new_key}/{index}".encode()).hexdigest()
+                call_key = call_keys[index]
                 named = (turn[2], turn[3], turn[5])
                 if named not in names:
                     names[named] = name_id(db, *named)
-                codes = packed_codes(new_key, turn[1], turn[4], turn[9], not broken,
-                                     names[named], 1)  # fmt: skip
+                codes = packed_codes(new_key, turn[1], turn[4], turn[9], not broken, names[named])
                 turn_rows.append(
                     (
                         new_key,
@@ -229,7 +235,7 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
 
 
 def _flush(db: sqlite3.Connection, trials: list[Any], turns: list[Any]) -> None:
-    db.executemany(f"INSERT INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 10)})", trials)
+    db.executemany(f"INSERT INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 11)})", trials)
     db.executemany(
         f"INSERT INTO turns ({TURN_COLUMNS}, {PACKED_COLUMNS}) VALUES ({', '.join('?' * 17)})",
         turns,

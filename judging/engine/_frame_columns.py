@@ -28,30 +28,49 @@ CANDIDATES = ("A", "B")
 _SORTED_METRICS = tuple(sorted(METRICS))
 
 
-def _trial_columns(store: Store) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
+def _trial_columns(
+    store: Store,
+) -> tuple[list[str], list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Every trial's key, status, design texts (an object array, a row per trial and a
     column per ``DESIGN_TEXTS``; None where absent) and design numbers (a float row per
     trial, a column per ``DESIGN_NUMBERS``), in key order. The designs were stored with each
-    trial (``_trial_pack``): SQLite joins each column over the trials and Python splits it."""
-    keys, statuses, texts, numbers, count = store.read(
+    trial (``_trial_pack``): SQLite joins each column over the trials and Python splits it.
+    Last, each trial's ``request_digest``."""
+    # Read in the table's order (a scan; ORDER BY key would visit the rows by the key index,
+    # one lookup each) and sorted here.
+    keys, statuses, texts, numbers, digests, count = store.read(
         "SELECT group_concat(key, char(31)), group_concat(status, char(31)), "
         "group_concat(design, char(31)), CAST(group_concat(design_numbers, '') AS BLOB), "
-        "count(*) FROM (SELECT key, status, design, design_numbers FROM trials ORDER BY key)"
+        "CAST(group_concat(request_digest, '') AS BLOB), count(*) FROM trials"
     ).fetchone()
     if not count:
-        return [], [], np.empty((0, len(DESIGN_TEXTS)), object), np.empty((0, len(DESIGN_NUMBERS)))
-    key_list, status_list = keys.split(UNIT), statuses.split(UNIT)
-    if not len(key_list) == len(status_list) == count:
+        empty = np.empty((0, len(DESIGN_TEXTS)), object)
+        return [], [], empty, np.empty((0, len(DESIGN_NUMBERS))), np.empty(0, np.int64)
+    key_array = np.asarray(keys.split(UNIT), dtype=object)
+    status_array = np.asarray(statuses.split(UNIT), dtype=object)
+    if not key_array.size == status_array.size == count:
         raise ValueError("a trial key holds a control character")
     values = np.frombuffer(numbers or b"", dtype="<f8")
+    request = np.frombuffer(digests or b"", dtype="<i8")
     split = np.asarray((texts or "").split(UNIT), dtype=object)
-    if values.size != count * len(DESIGN_NUMBERS) or split.size != count * len(DESIGN_TEXTS):
+    if (
+        values.size != count * len(DESIGN_NUMBERS)
+        or split.size != count * len(DESIGN_TEXTS)
+        or request.size != count
+    ):
         raise ValueError(
             "the store holds trials without their design fields (or a design text holds a "
             "control character)"
         )
     split[split == MISSING] = None
-    return key_list, status_list, split.reshape(count, -1), values.reshape(count, -1)
+    order = np.argsort(key_array, kind="stable")
+    return (
+        key_array[order].tolist(),
+        status_array[order].tolist(),
+        split.reshape(count, -1)[order],
+        values.reshape(count, -1)[order],
+        request[order],
+    )
 
 
 def _categorical(
@@ -82,7 +101,7 @@ def _winner_position(winners: np.ndarray) -> np.ndarray:
 
 def _trials(store: Store) -> dict[str, Any]:
     """One array per design field, one entry per trial in key order."""
-    keys, statuses, texts, numbers = _trial_columns(store)
+    keys, statuses, texts, numbers, request = _trial_columns(store)
     n = len(keys)
     text = {name: texts[:, index] for index, name in enumerate(DESIGN_TEXTS)}
     number = {name: numbers[:, index] for index, name in enumerate(DESIGN_NUMBERS)}
@@ -94,8 +113,10 @@ def _trials(store: Store) -> dict[str, Any]:
             values = values.copy()
             values[(values == None) | (values == "")] = defaults[name]  # noqa: E711
         out[name] = _categorical(values)
-    for name in ("replicate", "n_identities", "first_response_index", "second_response_index"):
+    for name in ("replicate", "n_identities", "first_response_index", "second_response_index",
+                 "request_keys"):  # fmt: skip
         out[name] = number[name].astype(np.int64)
+    out["request_digest"] = request
     first_identity, second_identity = text["first_identity"], text["second_identity"]
     identities = sorted({v for v in (*set(first_identity), *set(second_identity)) if v})
     out["first_identity"] = _categorical(first_identity, identities)
@@ -135,7 +156,13 @@ def frame_columns(
     (a million tuples of keys would cost more than the rest of a turn)."""
     trials = _trials(store)
     read = read_turns(store, trials["trial_keys"], keep_keys=not categorical)
-    dropped = repeated_trials(store, read, trials["trial_keys"], trials["panel"].codes)
+    dropped = repeated_trials(
+        store,
+        trials["request_digest"],
+        trials["request_keys"] > 0,
+        trials["trial_keys"],
+        trials["panel"].codes,
+    )
     kept = np.ones(len(trials["trial_keys"]), dtype=bool)
     if dropped:
         kept[trials["trial_key"].categories.get_indexer(list(dropped))] = False

@@ -41,7 +41,7 @@ not depend on where the migrations put the columns they added."""
 
 TRIAL_COLUMNS = (
     "key, protocol, spec, status, error, consensus, schema_version, created_at, design, "
-    "design_numbers"
+    "design_numbers, request_digest"
 )
 """The trials table's columns in the order ``put_trial`` writes them."""
 TURN_COLUMNS = (
@@ -174,7 +174,7 @@ class Store:
         with self._transaction():
             self._db.execute("DELETE FROM turns WHERE trial_key = ?", (record.key,))
             self._db.execute(
-                f"INSERT OR REPLACE INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 10)})",
+                f"INSERT OR REPLACE INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 11)})",
                 (
                     record.key,
                     record.protocol,
@@ -184,7 +184,11 @@ class Store:
                     None if record.consensus is None else json.dumps(record.consensus),
                     int(record.spec.get("schema_version", 1)),
                     _now(),
-                    *trial_design(record.spec, record.consensus),
+                    *trial_design(
+                        record.spec,
+                        record.consensus,
+                        (key for turn in record.turns for key in turn.call_keys),
+                    ),
                 ),
             )
             rows = []
@@ -192,7 +196,7 @@ class Store:
                 names = name_id(self._db, turn.round_kind, turn.judge, turn.judge_model)
                 parsed = turn.parsed is not None
                 codes = packed_codes(record.key, turn.round, turn.speaker_index, turn.attempts,
-                                     parsed, names, len(turn.call_keys))  # fmt: skip
+                                     parsed, names)  # fmt: skip
                 rows.append(
                     (
                         record.key,

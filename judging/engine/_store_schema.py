@@ -138,6 +138,7 @@ MIGRATIONS: dict[int, str] = {
     6: """
     ALTER TABLE trials ADD COLUMN design TEXT;
     ALTER TABLE trials ADD COLUMN design_numbers BLOB;
+    ALTER TABLE trials ADD COLUMN request_digest BLOB;
     ALTER TABLE turns ADD COLUMN codes BLOB;
     CREATE TABLE IF NOT EXISTS turn_names (
         id INTEGER PRIMARY KEY,

@@ -7,8 +7,8 @@ also keeps, per turn, the numbers the analysis reads as packed little-endian flo
 (``numbers``: the pair verdict's position, then every score in ``PARSED_PATHS`` order, NaN
 where absent) and a 64-bit digest of each request key (``key_hashes``), which the reader turns
 into arrays with one ``frombuffer``. The turn's own integers go the same way (``codes``: its
-trial's key digest, round, speaker, attempts, whether it parsed, its names' row in
-``turn_names`` and how many request keys it made), so a turn's row is read without a text
+trial's key digest, round, speaker, attempts, whether it parsed and its names' row in
+``turn_names``), so a turn's row is read without a text
 column. They are derived data: ``backfill_turns`` and ``backfill_turn_codes`` rebuild them
 from the rows of a store written before they existed.
 """
@@ -88,17 +88,17 @@ def key_hashes(call_keys: Sequence[str]) -> bytes:
     return b"".join(_digest_bytes(key) for key in call_keys)
 
 
-CODE_FIELDS = ("trial", "round", "speaker", "attempts", "parsed", "names", "keys")
+CODE_FIELDS = ("trial", "round", "speaker", "attempts", "parsed", "names")
 """The integers of ``packed_codes``, in order."""
 
 
 def packed_codes(
-    trial_key: str, round_: int, speaker: int, attempts: int, parsed: bool, names: int, keys: int
+    trial_key: str, round_: int, speaker: int, attempts: int, parsed: bool, names: int
 ) -> bytes:
     """A turn's integers as little-endian int64 in ``CODE_FIELDS`` order; the trial is its
     key's ``digest`` (the reader maps it back to the trial, and checks that no two trials'
     digests collide), ``names`` the turn's ``turn_names`` row."""
-    values = (digest(trial_key), round_, speaker, attempts, int(parsed), names, keys)
+    values = (digest(trial_key), round_, speaker, attempts, int(parsed), names)
     return np.asarray(values, dtype="<i8").tobytes()
 
 
@@ -137,15 +137,13 @@ def backfill_turn_codes(db: sqlite3.Connection) -> None:
     names: dict[tuple[str, str, str], int] = {}
     rows = db.execute(
         "SELECT rowid, trial_key, round, speaker_index, attempts, parsed IS NOT NULL, "
-        "round_kind, judge, judge_model, call_keys FROM turns WHERE codes IS NULL"
+        "round_kind, judge, judge_model FROM turns WHERE codes IS NULL"
     ).fetchall()
     updates = []
-    for rowid, trial_key, round_, speaker, attempts, parsed, kind, judge, model, keys in rows:
+    for rowid, trial_key, round_, speaker, attempts, parsed, kind, judge, model in rows:
         named = (str(kind), str(judge), str(model))
         if named not in names:
             names[named] = name_id(db, *named)
-        count = len(json.loads(keys))
-        codes = packed_codes(str(trial_key), round_, speaker, attempts, bool(parsed),
-                             names[named], count)  # fmt: skip
+        codes = packed_codes(str(trial_key), round_, speaker, attempts, bool(parsed), names[named])
         updates.append((codes, rowid))
     db.executemany("UPDATE turns SET codes = ? WHERE rowid = ?", updates)

@@ -2,11 +2,11 @@
 
 A million turns cannot go through Python one row at a time, nor through a JSON parse each: a
 tuple per row costs more than SQLite's whole scan. Each turn was stored with what the analysis
-reads of it packed beside its JSON (``_turn_pack``: its integers, its numbers and the digests of
-its request keys), so SQLite joins each range of turns' packs into three byte strings and numpy
-reads them with ``frombuffer``: no text column is read per turn. Python holds a handful of
-objects per range, and finding trials that repeat one another needs no Python set per trial
-(see ``repeated_trials``).
+reads of it packed beside its JSON (``_turn_pack``: its integers and its numbers), so SQLite
+joins each range of turns' packs into two byte strings and numpy reads them with
+``frombuffer``: no text column is read per turn. Python holds a handful of objects per range.
+Trials that repeat one another are found from the trials' digests of their request keys (see
+``repeated_trials``), without reading the turns' keys.
 """
 
 from __future__ import annotations
@@ -44,9 +44,8 @@ class TurnColumns:
     """The judge turns, one entry per turn in trial, round and speaker order.
 
     ``trial`` is the turn's trial as a position in the caller's trial order; ``numbers`` has
-    one column per score of ``PARSED_PATHS`` (NaN where missing or unparsed). A turn's
-    request keys are ``key_turn`` (the turn's position, one entry per key) with ``key_hash``
-    (the key's 64-bit digest) and, when asked for, the keys as tuples in ``call_keys``."""
+    one column per score of ``PARSED_PATHS`` (NaN where missing or unparsed); ``call_keys``,
+    when asked for, holds each turn's request keys as a tuple."""
 
     trial: np.ndarray
     round: np.ndarray
@@ -57,8 +56,6 @@ class TurnColumns:
     judge: pd.Categorical
     judge_model: pd.Categorical
     numbers: np.ndarray
-    key_turn: np.ndarray
-    key_hash: np.ndarray
     call_keys: list[tuple[str, ...]] | None
 
 
@@ -84,18 +81,14 @@ class _Ranges:
     def __init__(self, keep_keys: bool) -> None:
         self.codes: list[np.ndarray] = []
         self.numbers: list[np.ndarray] = []
-        self.key_hash: list[np.ndarray] = []
         self.trial_keys: list[str] = []
         self.keys: list[tuple[str, ...]] | None = [] if keep_keys else None
 
     def add(self, row: tuple[Any, ...]) -> None:
         """One range's aggregates (see ``read_turns``)."""
-        count, codes, numbers, hashes, keys = row
+        count, codes, numbers, keys = row
         self.codes.append(_packed(codes, "<i8", len(CODE_FIELDS), count, "codes"))
         self.numbers.append(_packed(numbers, "<f8", NUMBER_FIELDS, count, "numbers"))
-        self.key_hash.append(np.frombuffer(hashes or b"", dtype="<i8"))
-        if self.key_hash[-1].size != self.codes[-1][:, _CODE["keys"]].sum():
-            raise ValueError("the store holds judge turns without their request-key digests")
         if self.keys is not None:
             listed = json.loads(f"[{keys}]")
             self.keys.extend(tuple(map(str, found)) for found in listed)
@@ -113,8 +106,8 @@ def _range_sql(keep_keys: bool) -> str:
     keys_column = "group_concat(call_keys)" if keep_keys else "NULL"
     return (
         "SELECT count(*), CAST(group_concat(codes, '') AS BLOB), "
-        "CAST(group_concat(numbers, '') AS BLOB), CAST(group_concat(key_hashes, '') AS BLOB), "
-        f"{keys_column} FROM turns WHERE rowid BETWEEN ? AND ?"
+        f"CAST(group_concat(numbers, '') AS BLOB), {keys_column} "
+        "FROM turns WHERE rowid BETWEEN ? AND ?"
     )
 
 
@@ -194,10 +187,6 @@ def _assemble(store: Store, ranges: _Ranges, codes: np.ndarray, trial: np.ndarra
     order = np.lexsort((codes[:, _CODE["speaker"]], codes[:, _CODE["round"]], trial))
     names = _names(store, codes[order, _CODE["names"]])
     numbers = _concat(ranges.numbers, float, NUMBER_FIELDS)[order]
-    position = np.empty(len(order), dtype=np.int64)
-    position[order] = np.arange(len(order))
-    key_turn = np.repeat(position, codes[:, _CODE["keys"]])
-    key_order = np.argsort(key_turn, kind="stable")
     keys = ranges.keys
     return TurnColumns(
         trial=trial[order],
@@ -209,8 +198,6 @@ def _assemble(store: Store, ranges: _Ranges, codes: np.ndarray, trial: np.ndarra
         judge=names["judge"],
         judge_model=names["judge_model"],
         numbers=np.ascontiguousarray(numbers[:, 1:]),
-        key_turn=key_turn[key_order],
-        key_hash=_concat(ranges.key_hash, np.int64)[key_order],
         call_keys=None if keys is None else [keys[i] for i in order],
     )
 
@@ -237,22 +224,25 @@ def duplicate_trials_of(call_keys: Mapping[str, Iterable[str]]) -> dict[str, str
 
 
 def repeated_trials(
-    store: Store, turns: TurnColumns, trial_keys: Sequence[str], trial_panels: np.ndarray
+    store: Store,
+    request_digests: np.ndarray,
+    asked: np.ndarray,
+    trial_keys: Sequence[str],
+    trial_panels: np.ndarray,
 ) -> dict[str, str]:
     """The trials that repeat an earlier trial of their own panel (``duplicate_trials_of``;
-    two identical panels asked the same thing are two panels' observations). Only a trial
-    that shares a request key with another trial of its panel can repeat one: those are found
-    from the key hashes in one vectorised pass, and only they are compared key by key."""
-    if not len(turns.key_turn):
+    two identical panels asked the same thing are two panels' observations). A trial that
+    ``asked`` anything can repeat one only if the digest of its set of request keys
+    (``request_digests``, see ``_trial_pack``) equals that of another trial of its panel:
+    those are found in one vectorised pass, and only they are compared key by key."""
+    candidates = np.flatnonzero(asked)
+    if not len(candidates):
         return {}
-    owner = turns.trial[turns.key_turn]
-    pairs = pd.DataFrame(
-        {"panel": trial_panels[owner], "hash": turns.key_hash, "trial": owner}
-    ).drop_duplicates()
-    shared = pairs.duplicated(["panel", "hash"], keep=False).to_numpy()
+    pairs = pd.DataFrame({"panel": trial_panels[candidates], "digest": request_digests[candidates]})
+    shared = pairs.duplicated(["panel", "digest"], keep=False).to_numpy()
     if not shared.any():
         return {}
-    candidates = np.unique(pairs["trial"].to_numpy()[shared])
+    candidates = candidates[shared]
     keys = stored_call_keys(store, [trial_keys[index] for index in candidates])
     panel_of = {trial_keys[index]: trial_panels[index] for index in candidates}
     return duplicate_trials_of(

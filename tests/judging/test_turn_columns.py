@@ -14,6 +14,7 @@ import pytest
 from fairpanel.agents import Usage
 from fairpanel.judging import STORE_FILE, RunFrames, Store, TrialRecord, TurnRecord, load_frames
 from fairpanel.judging.engine import _turn_read
+from fairpanel.judging.engine._trial_pack import request_digest
 from fairpanel.judging.engine._turn_pack import NUMBER_FIELDS, PARSED_PATHS, packed_numbers
 
 METRICS = ("creativity", "accuracy", "efficiency", "reliability")
@@ -138,10 +139,14 @@ def test_a_trial_repeats_another_only_with_the_same_keys_in_the_same_panel(
         frames = load_frames(store, categorical=True)
         assert frames.duplicate_trials == ("b",)
         assert set(frames.verdicts["trial_key"]) == {"a", "c", "d"}
-        # d's digests made a's (as if k9 collided with k2): the keys themselves decide.
-        store.read("UPDATE turns SET key_hashes = (SELECT a.key_hashes FROM turns AS a WHERE "
-                   "a.trial_key = 'a' AND a.speaker_index = turns.speaker_index) "
-                   "WHERE trial_key = 'd'")  # fmt: skip
+        # d's digest made a's (as if its keys' digests summed alike): the keys themselves decide.
+        store.read(
+            "UPDATE trials SET request_digest = "
+            "(SELECT request_digest FROM trials WHERE key = 'a') WHERE key = 'd'"
+        )
+        assert store.read(
+            "SELECT count(DISTINCT request_digest) FROM trials WHERE key IN ('a', 'b', 'd')"
+        ).fetchone() == (1,)
         assert load_frames(store).duplicate_trials == ("b",)
     finally:
         store.close()
@@ -184,9 +189,11 @@ def test_a_store_written_before_designs_and_codes_is_backfilled_and_reads_the_sa
     store = _store(path, RECORDS)
     fresh = load_frames(store)
     categorical = load_frames(store, categorical=True)
+    packed = "SELECT key, design, design_numbers, request_digest FROM trials ORDER BY key"
+    written = store.read(packed).fetchall()
     store.close()
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE trials SET design = NULL")
+        db.execute("UPDATE trials SET design = NULL, design_numbers = NULL, request_digest = NULL")
         db.execute("UPDATE turns SET codes = NULL")
         db.execute("DELETE FROM turn_names")
         db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
@@ -196,7 +203,7 @@ def test_a_store_written_before_designs_and_codes_is_backfilled_and_reads_the_sa
         _assert_same(load_frames(store), fresh)
         _assert_same(load_frames(store, categorical=True), categorical)
         assert store.read("SELECT count(*) FROM turns WHERE codes IS NULL").fetchone() == (0,)
-        assert store.read("SELECT count(*) FROM trials WHERE design IS NULL").fetchone() == (0,)
+        assert store.read(packed).fetchall() == written
     finally:
         store.close()
     assert fresh.turns["judge"].tolist()[:3] == ["judge-0", "judge-1", "judge-0"]
@@ -248,3 +255,9 @@ def test_a_judge_named_only_by_a_replaced_attempt_is_no_category(tmp_path: Path)
         assert list(frames.turns["round_kind"].cat.categories) == ["final", "first"]
     finally:
         store.close()
+
+
+def test_a_request_digest_is_of_the_set_of_keys() -> None:
+    assert request_digest(["k1", "k2", "k1"]) == request_digest(["k2", "k1"])
+    assert request_digest(["k1", "k2"]) != request_digest(["k1", "k3"])
+    assert request_digest(["k1"]) != request_digest(["k1", "k2"]) != request_digest([])
