@@ -29,8 +29,10 @@ round trip, is one window plus the oldest's send-to-count delay less the reporti
 While those agree (the delay from send to count is steady, whatever the delay from count to
 reply), a request sent one window plus a margin after the send it replaces is counted about
 that margin after the slot frees; when they spread, the margin widens with them and the reply
-schedule, never later, takes over. A 429 under this schedule doubles the margin, so a server
-whose delays change at once costs a few 429s, not one per window.
+schedule, never later, takes over. The reply schedule itself counts every request still
+unanswered as holding a slot (replies overtake each other when the delays vary). A 429 while
+the log explains the replies doubles the margin of both schedules for the rest of the run, so
+a server whose delays change at once costs a few 429s, not some in every window.
 """
 
 from __future__ import annotations
@@ -78,8 +80,13 @@ class SendLog:
         """Window learnt in send terms from each recent reading with nothing earlier in
         flight: reset minus the oldest's send, less the reporting request's round trip (one
         window plus the oldest's send-to-count delay less the reporting request's)."""
+        self._trips: deque[float] = deque(maxlen=_KEPT_ARRIVALS)
+        """Round trips of the recent replies, for the quickest."""
         self._margin = MARGIN_S
-        """Least margin of the send schedule; doubled by each 429 it may have caused."""
+        self._widened_at = -math.inf
+        """When a 429 last widened the margin (requests sent before then had the old one)."""
+        """Least margin of the send schedule (and, past ``MARGIN_S``, delay of the reply
+        schedule); doubled by each 429 either may have caused."""
         self.excess = 0
         """Requests the newest reading counted beyond this client's in the last window."""
         self.explained = False
@@ -107,10 +114,13 @@ class SendLog:
         if counted:
             self._answered[index] = at
             bisect.insort(self._replies, at)
+            self._trips.append(at - self._sent[index])
         else:
-            if self.explained:
-                # Maybe sent too soon by the send schedule: aim later from now on.
+            if self.explained and self._sent[index] >= self._widened_at:
+                # Maybe sent too soon by the schedule: aim later from now on (the requests
+                # already in flight went with the old margin, so their 429s widen it no more).
                 self._margin = min(2 * self._margin, MAX_MARGIN_S)
+                self._widened_at = at
             for column in (self._seqs, self._sent, self._answered):
                 del column[index]
 
@@ -186,7 +196,13 @@ class SendLog:
         # aimed a margin past the window that covers the spread of the send-to-count delays.
         window = max(min(self._windows), min(arrivals))
         margin = max(self._margin, max(arrivals) - min(arrivals))
+        # (A spread or a 429 that widens the margin delays the reply schedule as much: a
+        # request counted out of send order shortens every reading of the window.)
         by_reply = replied + window + margin - MARGIN_S
         if math.isinf(self._answered[back]):
             return by_reply  # counted at any time until its reply: that tells when it frees
-        return min(by_reply, self._sent[back] + window + margin)
+        # A request answered later than the quickest was likely counted later too, by up to
+        # the difference (or generated longer after its count: then waiting is only safe).
+        quickest = min(self._trips, default=0.0)
+        start = max(self._sent[back], self._answered[back] - quickest)
+        return min(by_reply, start + window + margin)

@@ -150,9 +150,16 @@ def test_the_log_matches_a_sliding_window_and_tells_when_each_slot_frees() -> No
     assert log.next_at() == pytest.approx(0.1 + WINDOW + MARGIN_S)
     log.sent(4, at=log.next_at() or 0.0)
     assert log.next_at() == pytest.approx(0.2 + WINDOW + MARGIN_S)
+    log.sent(5, at=log.next_at() or 0.0)
     # A 429 holds no slot: the next goes in its place, and the margin doubles.
-    log.answered(4, 99.0, counted=False)
+    log.answered(4, 10.5, counted=False)
+    assert log.next_at() == pytest.approx(0.2 + WINDOW + 2 * MARGIN_S)
+    # Not again for a request sent before that 429 came back: it went with the old margin.
+    log.answered(5, 10.6, counted=False)
     assert log.next_at() == pytest.approx(0.1 + WINDOW + 2 * MARGIN_S)
+    log.sent(6, at=10.7)
+    log.answered(6, 10.9, counted=False)
+    assert log.next_at() == pytest.approx(0.1 + WINDOW + 4 * MARGIN_S)
 
 
 def test_a_bucket_refilling_at_a_steady_rate_is_not_taken_for_a_sliding_window() -> None:
