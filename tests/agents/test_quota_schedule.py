@@ -14,7 +14,7 @@ import pytest
 from fairpanel.agents import EndpointLimits, ModelCallError, QuotaReading, QuotaWindow, _quota
 from fairpanel.agents._limits import EndpointState
 from fairpanel.agents._quota import QuotaGate, QuotaTicket
-from fairpanel.agents._send_log import SendLog
+from fairpanel.agents._send_log import MARGIN_S, SendLog
 
 WINDOW = 10.0
 LATENCY = 0.2
@@ -63,6 +63,13 @@ def _answer(gate: QuotaGate, server: SlidingServer, clock: Clock, ticket: QuotaT
     return allowed
 
 
+def _admit(gate: QuotaGate, clock: Clock) -> None:
+    """``QuotaGate.admit`` on the fake clock: wake when told and look again."""
+    while (ready := gate._ready_at(0, clock.now)) > clock.now:
+        assert not math.isinf(ready), "waits for a reply"
+        clock.now = ready
+
+
 def _spend_first_window(gate: QuotaGate, server: SlidingServer, clock: Clock) -> None:
     """``limit`` requests 0.1 s apart, each answered after LATENCY, none in flight at the end."""
     for index in range(server.limit):
@@ -76,23 +83,24 @@ def test_at_a_reset_the_gate_sends_at_the_pace_of_one_window_earlier(clock: Cloc
     gate, server = QuotaGate(), SlidingServer(limit=4)
     _spend_first_window(gate, server, clock)
     clock.now = 1.0
-    # Spent: the first slot frees one window after the server counted the first request.
-    assert gate._ready_at(0, clock.now) == pytest.approx(LATENCY + WINDOW)
-    clock.now = LATENCY + WINDOW
+    # Spent: the first slot frees one window after the server counted the first request,
+    # LATENCY after its send; sent one window and a margin after that send, the next request
+    # is counted the margin after the slot frees (from the reply it would be LATENCY after).
+    assert gate._ready_at(0, clock.now) == pytest.approx(WINDOW + MARGIN_S)
+    clock.now = WINDOW + MARGIN_S
     first = gate.issue(1)
-    # With one request out and no reply yet, the next slot frees 0.1 s later, as the second
-    # request was counted 0.1 s after the first (a lone probe would wait for the reply: inf).
-    assert gate._ready_at(0, clock.now) == pytest.approx(LATENCY + WINDOW + 0.1)
+    # With one request out and no reply yet, the next goes 0.1 s later, as the second request
+    # was sent 0.1 s after the first (a lone probe would wait for the reply: inf).
     for index in range(1, 4):
-        ready = gate._ready_at(0, clock.now)
-        assert ready == pytest.approx(LATENCY + WINDOW + 0.1 * index)
-        clock.now = ready
+        _admit(gate, clock)
+        assert clock.now == pytest.approx(WINDOW + MARGIN_S + 0.1 * index)
         gate.issue(1)
     # A fifth would take the slot of a request not answered yet: when it frees, only its
     # reply can tell.
     assert math.isinf(gate._ready_at(0, clock.now))
-    # Sent when the slots free, every request of the second window is counted.
-    clock.now = LATENCY + WINDOW + LATENCY
+    # Counted LATENCY after its send, the first request of the second window finds its slot
+    # free by the margin.
+    clock.now = WINDOW + MARGIN_S + LATENCY
     assert _answer(gate, server, clock, first)
 
 
@@ -137,11 +145,21 @@ def test_the_log_matches_a_sliding_window_and_tells_when_each_slot_frees() -> No
         log.answered(seq, 0.1 * seq + LATENCY, counted=True)
         log.read(seq, 3, 3 - seq, 0.1 + LATENCY + WINDOW, unanswered=0, now=0.1 * seq + LATENCY)
     assert log.explained
-    assert log.next_at() == pytest.approx(0.1 + LATENCY + WINDOW)
+    # One window and the margin after the first send: counted LATENCY later, the margin
+    # after its slot frees.
+    assert log.next_at() == pytest.approx(0.1 + WINDOW + MARGIN_S)
     log.sent(4, at=log.next_at() or 0.0)
-    assert log.next_at() == pytest.approx(0.2 + LATENCY + WINDOW)
-    log.answered(4, 99.0, counted=False)  # a 429 holds no slot: the next goes in its place
-    assert log.next_at() == pytest.approx(0.1 + LATENCY + WINDOW)
+    assert log.next_at() == pytest.approx(0.2 + WINDOW + MARGIN_S)
+    log.sent(5, at=log.next_at() or 0.0)
+    # A 429 holds no slot: the next goes in its place, and the margin doubles.
+    log.answered(4, 10.5, counted=False)
+    assert log.next_at() == pytest.approx(0.2 + WINDOW + 2 * MARGIN_S)
+    # Not again for a request sent before that 429 came back: it went with the old margin.
+    log.answered(5, 10.6, counted=False)
+    assert log.next_at() == pytest.approx(0.1 + WINDOW + 2 * MARGIN_S)
+    log.sent(6, at=10.7)
+    log.answered(6, 10.9, counted=False)
+    assert log.next_at() == pytest.approx(0.1 + WINDOW + 4 * MARGIN_S)
 
 
 def test_a_bucket_refilling_at_a_steady_rate_is_not_taken_for_a_sliding_window() -> None:
