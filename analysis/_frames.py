@@ -112,13 +112,16 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     frame = require_columns(scores, SCORE_COLUMNS, "scores")
     if frame.empty:
         return frame
-    unknown = sorted({str(m) for m in frame[METRIC].unique()} - set(METRICS))
+    unknown = sorted(_distinct_texts(frame[METRIC]) - set(METRICS))
     if unknown:
         raise ValueError(
             f"scores frame has unknown metric(s) {unknown}; expected {', '.join(METRICS)}"
         )
-    values = pd.to_numeric(frame[SCORE], errors="coerce").astype(float)
-    bad = values.isna() | (values < SCORE_MIN) | (values > SCORE_MAX)
+    column = frame[SCORE]
+    floats = column.dtype == np.float64
+    values = column if floats else pd.to_numeric(column, errors="coerce").astype(float)
+    array = values.to_numpy()
+    bad = ~((array >= SCORE_MIN) & (array <= SCORE_MAX))  # NaN fails both
     if bool(bad.any()):
         example = frame.loc[bad, SCORE].iloc[0]
         raise ValueError(
@@ -126,10 +129,23 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
             f"outside {SCORE_MIN:g}..{SCORE_MAX:g} (e.g. {example!r})"
         )
     # Copy-on-write (pandas 3): the shallow copy shares the columns until one of the two
-    # frames writes, so a million-row frame is not copied on every validation.
+    # frames writes, so a million-row frame is not copied on every validation. Scores that
+    # are floats already keep their column (every analysis validates the same frames again).
     out = frame.copy(deep=False)
-    out[SCORE] = values
+    if not floats:
+        out[SCORE] = values
     return out
+
+
+def _distinct_texts(column: pd.Series) -> set[str]:
+    """The distinct values of a column as text (``nan`` for a missing one); a categorical's
+    from a count of its codes rather than hashing every row."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        held = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories)) > 0
+        texts = {str(name) for name in column.cat.categories[held]}
+        return texts | ({str(np.nan)} if bool((codes < 0).any()) else set())
+    return {str(value) for value in column.unique()}
 
 
 def select_scores(scores: pd.DataFrame, protocol: str, round_kind: str) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from fairpanel.judging.engine._frame_columns import frame_columns
@@ -118,10 +119,10 @@ class RunFrames:
         """The rows of one arm, treatment or signal, e.g. ``frames.where(arm="main")``."""
 
         def keep(frame: pd.DataFrame) -> pd.DataFrame:
-            mask = pd.Series(True, index=frame.index)
+            mask = np.ones(len(frame), dtype=bool)
             for column, value in design.items():
-                mask &= frame[column] == value
-            return frame[mask].reset_index(drop=True)
+                mask &= _equals(frame[column], value)
+            return frame.take(np.flatnonzero(mask)).reset_index(drop=True)
 
         return RunFrames(
             keep(self.scores),
@@ -132,9 +133,34 @@ class RunFrames:
         )
 
     def values(self, column: str) -> list[str]:
-        """The distinct values of a design column, in first-seen order."""
-        seen = pd.concat([self.scores[column], self.verdicts[column], self.turns[column]])
-        return list(dict.fromkeys(str(v) for v in pd.unique(seen)))
+        """The distinct values of a design column, in first-seen order (scores, then verdicts,
+        then turns)."""
+        found: dict[str, None] = {}
+        for frame in (self.scores, self.verdicts, self.turns):
+            found.update(dict.fromkeys(_first_seen(frame[column])))
+        return list(found)
+
+
+def _equals(column: pd.Series, value: str) -> npt.NDArray[np.bool_]:
+    """``column == value`` as a numpy mask; on a categorical, a comparison of its codes with the
+    value's code (no row is compared as text)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        categories = column.cat.categories
+        codes = column.cat.codes.to_numpy()
+        matches = np.flatnonzero(categories == value)
+        if matches.size == 0:
+            return np.zeros(len(column), dtype=bool)
+        return np.asarray(codes == matches[0], dtype=bool)
+    return np.asarray((column == value).to_numpy(dtype=bool, na_value=False), dtype=bool)
+
+
+def _first_seen(column: pd.Series) -> list[str]:
+    """A column's distinct values as text in first-seen order; a categorical's from its codes
+    (a missing value reads ``nan``, as ``str`` of pandas' missing marker does)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        names = [str(name) for name in column.cat.categories] + [str(np.nan)]
+        return [names[code] for code in pd.unique(column.cat.codes.to_numpy()).tolist()]
+    return [str(value) for value in pd.unique(column)]
 
 
 def load_frames(store: Store, *, categorical: bool = False) -> RunFrames:

@@ -19,8 +19,10 @@ from fairpanel.analysis import (
     krippendorff_alpha,
 )
 from fairpanel.analysis._chisq import round_half_up, score_level_table
+from fairpanel.analysis._codes import sort_codes
 from fairpanel.analysis._debate import first_and_final
 from fairpanel.analysis._failures import _identity_counts, _identity_counts_pandas, _parse_flags
+from fairpanel.analysis._frames import _distinct_texts
 from fairpanel.analysis._resample import bootstrap_mean, cluster_codes
 
 TEXT = ["trial_key", "protocol", "base_id", "category", "identity", "judge", "metric"]
@@ -199,3 +201,29 @@ def test_score_level_table_matches_groupby_and_unstack() -> None:
     assert table.to_numpy().tolist() == expected.sort_index().to_numpy().tolist()
     assert list(table.index) == sorted(expected.index)
     assert list(table.columns) == sorted(expected.columns)
+
+
+def test_integer_codes_match_a_sorted_factorize() -> None:
+    rng = np.random.default_rng(11)
+    columns = [
+        pd.Series(rng.integers(-3, 4, 300)),  # negative values, ties
+        pd.Series(np.array([7, 7, 2, 9, 2], dtype=np.uint8)),
+        pd.Series(np.array([0, 10**12, 5])),  # a range too wide for the table
+        pd.Series(np.array([4, 4, 4])),  # one value
+    ]
+    rows = np.array([2, 0, 1])
+    for column in columns:
+        expected, uniques = pd.factorize(column, sort=True)
+        codes, n = sort_codes(column)
+        assert codes.tolist() == expected.tolist()
+        assert n == len(uniques)
+        assert sort_codes(column, rows)[0].tolist() == expected[rows].tolist()
+
+
+def test_validation_reads_the_distinct_metrics_as_unique_does() -> None:
+    values = pd.Series(["accuracy", None, "accuracy", "creativity"], dtype=object)
+    categorical = pd.Series(
+        pd.Categorical(values, categories=["reliability", "creativity", "accuracy", "other"])
+    )
+    for column in (values, categorical, categorical.dropna(), values.dropna()):
+        assert _distinct_texts(column) == {str(v) for v in column.unique()}
