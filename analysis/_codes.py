@@ -32,8 +32,10 @@ def _small_integer_codes(column: pd.Series) -> tuple[Codes, int] | None:
     if high - low >= 4 * len(values) + 1024:
         return None
     seen = np.zeros(high - low + 1, dtype=bool)
-    shifted = values - low
+    shifted = values - low if low else values
     seen[shifted] = True
+    if seen.all():  # every value in the range occurs: the rank is the offset itself
+        return np.asarray(shifted, dtype=np.int64), len(seen)
     rank = np.cumsum(seen) - 1
     return np.asarray(rank[shifted], dtype=np.int64), int(rank[-1]) + 1
 

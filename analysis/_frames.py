@@ -9,7 +9,7 @@ public function fails the same way (a ``ValueError`` naming the missing column) 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -141,15 +141,22 @@ def _distinct_texts(column: pd.Series) -> set[str]:
     """The distinct values of a column as text (``nan`` for a missing one); a categorical's
     from a count of its codes rather than hashing every row."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy()
-        held = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories)) > 0
-        texts = {str(name) for name in column.cat.categories[held]}
-        return texts | ({str(np.nan)} if bool((codes < 0).any()) else set())
+        n = len(column.cat.categories)
+        held = np.zeros(n + 1, dtype=bool)
+        held[column.cat.codes.to_numpy()] = True  # code -1 (missing) marks the last entry
+        texts = {str(name) for name in column.cat.categories[held[:n]]}
+        return texts | ({str(np.nan)} if held[n] else set())
     return {str(value) for value in column.unique()}
 
 
-def select_scores(scores: pd.DataFrame, protocol: str, round_kind: str) -> pd.DataFrame:
-    """Validate and keep the rows of one protocol and one round kind.
+def select_scores(
+    scores: pd.DataFrame,
+    protocol: str,
+    round_kind: str,
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Validate and keep the rows of one protocol and one round kind (and only ``columns``
+    when given: a caller that reads a few columns of a million rows copies only those).
 
     Rounds are never pooled: a judge's first and final score on the same candidate are not
     independent observations, and mixing them would double-count every trial.
@@ -158,6 +165,8 @@ def select_scores(scores: pd.DataFrame, protocol: str, round_kind: str) -> pd.Da
     check_choice(round_kind, ROUND_KINDS, "round_kind")
     frame = validate_scores(scores)
     mask = (frame[PROTOCOL] == protocol) & (frame[ROUND_KIND] == round_kind)
+    if columns is not None:
+        frame = frame.loc[:, list(columns)]
     return frame.loc[mask]
 
 

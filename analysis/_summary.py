@@ -84,7 +84,7 @@ def analyze_arm(
     verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
     turns = require_columns(turns, TURN_COLUMNS, "turns")
 
-    single_scores = select_scores(scores, "single", round_kind)
+    single_scores = select_scores(scores, "single", round_kind, [CATEGORY])
     categories = sorted({str(c) for c in single_scores[CATEGORY].unique()})
     report: dict[str, Any] = {
         "n_trials": _trial_counts(scores, verdicts, turns),

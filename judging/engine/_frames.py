@@ -159,7 +159,15 @@ def _first_seen(column: pd.Series) -> list[str]:
     (a missing value reads ``nan``, as ``str`` of pandas' missing marker does)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         names = [str(name) for name in column.cat.categories] + [str(np.nan)]
-        return [names[code] for code in pd.unique(column.cat.codes.to_numpy()).tolist()]
+        codes = column.cat.codes.to_numpy()
+        if len(names) > 64:  # many categories (trial keys): a hash pass
+            return [names[code] for code in pd.unique(codes).tolist()]
+        # A design column has a handful: which codes occur, then where each first occurs.
+        held = np.zeros(len(names), dtype=bool)
+        held[codes] = True  # code -1 (missing) marks the last entry
+        present = np.flatnonzero(held)
+        firsts = [int(np.argmax(codes == (c if c < len(names) - 1 else -1))) for c in present]
+        return [names[present[i]] for i in np.argsort(firsts, kind="stable")]
     return [str(value) for value in pd.unique(column)]
 
 
