@@ -129,7 +129,10 @@ def _agreement_row(
 def _vocabulary_codes(column: pd.Series, vocabulary: tuple[str, ...]) -> Codes:
     """Each row's position in ``vocabulary`` (``-1`` for any other value or a missing one),
     looked up once per distinct value."""
-    codes, uniques = pd.factorize(column)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its own codes, no hashing of rows
+        codes, uniques = column.cat.codes.to_numpy(), list(column.cat.categories)
+    else:
+        codes, uniques = pd.factorize(column)
     lookup = np.array([vocabulary.index(v) if v in vocabulary else -1 for v in uniques] + [-1])
     return np.asarray(lookup[codes], dtype=np.int64)  # code -1 (missing) takes the last entry
 

@@ -112,7 +112,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     frame = require_columns(scores, SCORE_COLUMNS, "scores")
     if frame.empty:
         return frame
-    unknown = sorted(_distinct_texts(frame[METRIC]) - set(METRICS))
+    unknown = _unknown_metrics(frame[METRIC])
     if unknown:
         raise ValueError(
             f"scores frame has unknown metric(s) {unknown}; expected {', '.join(METRICS)}"
@@ -121,8 +121,11 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     floats = column.dtype == np.float64
     values = column if floats else pd.to_numeric(column, errors="coerce").astype(float)
     array = values.to_numpy()
-    bad = ~((array >= SCORE_MIN) & (array <= SCORE_MAX))  # NaN fails both
-    if bool(bad.any()):
+    # Two reductions settle the usual case (NaN makes both comparisons false); the mask of
+    # bad rows is built only when there is one to report.
+    in_range = bool(array.min() >= SCORE_MIN) and bool(array.max() <= SCORE_MAX)
+    bad = np.zeros(0, dtype=bool) if in_range else ~((array >= SCORE_MIN) & (array <= SCORE_MAX))
+    if not in_range and bool(bad.any()):
         example = frame.loc[bad, SCORE].iloc[0]
         raise ValueError(
             f"scores frame column {SCORE!r} has {int(bad.sum())} value(s) that are missing or "
@@ -135,6 +138,18 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     if not floats:
         out[SCORE] = values
     return out
+
+
+def _unknown_metrics(column: pd.Series) -> list[str]:
+    """The metric names (as text, ``nan`` for a missing one) outside ``METRICS``, sorted. A
+    categorical whose categories are all known metrics and whose rows all have one holds none:
+    one pass over its narrow codes instead of collecting its distinct values."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        known = {str(name) for name in column.cat.categories} <= set(METRICS)
+        if known and (codes.size == 0 or int(codes.min()) >= 0):
+            return []
+    return sorted(_distinct_texts(column) - set(METRICS))
 
 
 def _distinct_texts(column: pd.Series) -> set[str]:

@@ -22,7 +22,7 @@ from fairpanel.analysis._chisq import round_half_up, score_level_table
 from fairpanel.analysis._codes import sort_codes
 from fairpanel.analysis._debate import first_and_final
 from fairpanel.analysis._failures import _identity_counts, _identity_counts_pandas, _parse_flags
-from fairpanel.analysis._frames import _distinct_texts
+from fairpanel.analysis._frames import METRICS, _distinct_texts, _unknown_metrics, validate_scores
 from fairpanel.analysis._resample import bootstrap_mean, cluster_codes
 
 TEXT = ["trial_key", "protocol", "base_id", "category", "identity", "judge", "metric"]
@@ -227,3 +227,31 @@ def test_validation_reads_the_distinct_metrics_as_unique_does() -> None:
     )
     for column in (values, categorical, categorical.dropna(), values.dropna()):
         assert _distinct_texts(column) == {str(v) for v in column.unique()}
+
+
+def test_unknown_metrics_are_found_in_text_and_categorical_columns() -> None:
+    known = pd.Series(pd.Categorical(["accuracy", "creativity"], categories=list(METRICS)))
+    assert _unknown_metrics(known) == []
+    missing = pd.Series(pd.Categorical(["accuracy", None], categories=list(METRICS)))
+    assert _unknown_metrics(missing) == ["nan"]
+    unused = pd.Series(pd.Categorical(["accuracy"], categories=["accuracy", "speed"]))
+    assert _unknown_metrics(unused) == []  # a category no row holds is not a value
+    held = pd.Series(pd.Categorical(["speed", "accuracy"], categories=["accuracy", "speed"]))
+    assert _unknown_metrics(held) == ["speed"]
+    assert _unknown_metrics(pd.Series(["accuracy", "Speed"])) == ["Speed"]
+
+
+def test_validation_rejects_missing_and_out_of_range_scores() -> None:
+    scores = _scores(1, categorical=True).assign(
+        scenario_id="s",
+        response_index=0,
+        judge_model="m",
+        metric="accuracy",
+        score=lambda f: f["score"].clip(0, 10),
+    )
+    for bad in (np.nan, -0.5, 10.5):
+        broken = scores.copy()
+        broken.loc[broken.index[5], "score"] = bad
+        with pytest.raises(ValueError, match="1 value"):
+            validate_scores(broken)
+    assert validate_scores(scores)["score"].tolist() == scores["score"].tolist()
