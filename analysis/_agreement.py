@@ -132,7 +132,8 @@ def _vocabulary_codes(column: pd.Series, vocabulary: tuple[str, ...]) -> Codes:
     if isinstance(column.dtype, pd.CategoricalDtype):  # its own codes, no hashing of rows
         codes, uniques = column.cat.codes.to_numpy(), list(column.cat.categories)
     else:
-        codes, uniques = pd.factorize(column)
+        codes, found = pd.factorize(column)
+        uniques = list(found)
     lookup = np.array([vocabulary.index(v) if v in vocabulary else -1 for v in uniques] + [-1])
     return np.asarray(lookup[codes], dtype=np.int64)  # code -1 (missing) takes the last entry
 
