@@ -69,13 +69,15 @@ def _analyze(frames: RunFrames) -> ArmResults:
     )
 
 
-def _n_bases(frames: RunFrames) -> int:
-    """Distinct base scenarios among the frames' trials (the unit every test generalises over)."""
-    # The distinct values of each frame as text (a million rows hold a few dozen bases).
+def _n_bases(frames: RunFrames, arm: str) -> int:
+    """Distinct base scenarios among the trials of ``arm`` (the unit every test generalises
+    over)."""
+    # The distinct values of each frame as text (a million rows hold a few dozen bases); the
+    # arm's rows picked from the one column, not by taking the arm's whole frames.
     seen = {
         str(base)
         for frame in (frames.scores, frames.verdicts)
-        for base in frame["base_id"].dropna().unique()
+        for base in frame.loc[frame["arm"] == arm, "base_id"].dropna().unique()
     }
     return len(seen)
 
@@ -106,9 +108,9 @@ def _panel_block(
     and their interactions, its control arms and their own headlines."""
     treatments = _treatment_order(run_dir, frames.values("treatment"))
     arms = frames.values("arm")
-    main = frames.where(arm="main")
-    # Each subset is taken once (a million-turn run's frames are copied on every ``where``).
-    by_treatment = {name: main.where(treatment=name) for name in treatments}
+    # Each subset is taken once, straight from the frames (a million-turn run's frames are
+    # copied on every ``where``).
+    by_treatment = {name: frames.where(arm="main", treatment=name) for name in treatments}
     by_arm = {arm: frames.where(arm=arm) for arm in arms if arm != "main"}
     controls = [arm for arm in arms if arm not in ("main", "injection")]
     control_arms = {arm: _analyze(arm_frames) for arm, arm_frames in by_arm.items()}
@@ -118,7 +120,7 @@ def _panel_block(
             arms=arms,
             treatments=treatments,
             signals=frames.values("signal"),
-            n_bases=_n_bases(main),
+            n_bases=_n_bases(frames, "main"),
             duplicates_dropped=len(frames.duplicate_trials),
             warnings=warnings,
             note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
