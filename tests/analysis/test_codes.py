@@ -24,6 +24,7 @@ from fairpanel.analysis._debate import first_and_final
 from fairpanel.analysis._failures import _identity_counts, _identity_counts_pandas, _parse_flags
 from fairpanel.analysis._frames import METRICS, _distinct_texts, _unknown_metrics, validate_scores
 from fairpanel.analysis._resample import bootstrap_mean, cluster_codes
+from fairpanel.analysis._summary import _distinct_shared_codes
 
 TEXT = ["trial_key", "protocol", "base_id", "category", "identity", "judge", "metric"]
 
@@ -255,3 +256,24 @@ def test_validation_rejects_missing_and_out_of_range_scores() -> None:
         with pytest.raises(ValueError, match="1 value"):
             validate_scores(broken)
     assert validate_scores(scores)["score"].tolist() == scores["score"].tolist()
+
+
+def test_distinct_trial_counts_match_the_text_count() -> None:
+    keys = ["t3", "t1", "t2", "t1"]
+    same = pd.CategoricalDtype(["t1", "t2", "t3", "t4"])
+    cases = [
+        [pd.Series(keys, dtype=same), pd.Series(["t4", "t1"], dtype=same)],
+        [pd.Series(keys, dtype=same), pd.Series(["t1"], dtype=pd.CategoricalDtype(["t1", "t9"]))],
+        [
+            pd.Series(keys, dtype=same),
+            pd.Series(["t1", "t2"], dtype=pd.CategoricalDtype(["t2", "t1"])),
+        ],
+        [pd.Series(keys, dtype=same), pd.Series([None, "t2"], dtype=same)],
+        [pd.Series(keys), pd.Series(["t5"])],
+    ]
+    for columns in cases:
+        expected = int(pd.Series(pd.concat(columns).unique()).astype(str).nunique())
+        shared = _distinct_shared_codes(columns)
+        assert shared is None or shared == expected
+    assert _distinct_shared_codes(cases[0]) == 4
+    assert _distinct_shared_codes(cases[2]) is None  # same categories, another order
