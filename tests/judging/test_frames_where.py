@@ -19,8 +19,11 @@ def _frame(seed: int, n: int, categorical: bool) -> pd.DataFrame:
             "arm": rng.choice(["placebo", "main", "same_label"], n).astype(object),
             "treatment": rng.choice(["none", "author-blind"], n).astype(object),
             "score": rng.random(n),
+            "round": rng.integers(0, 3, n),
+            "call_keys": [("k", str(i % 5)) for i in range(n)],
         }
     )
+    frame.attrs["source"] = "test"
     frame.loc[frame.index[::9], "treatment"] = None
     if categorical:
         arm = frame["arm"].where(frame["arm"] != "placebo")  # missing in the categorical
