@@ -7,20 +7,21 @@ not evenly spaced in a judge's mind), nominal for pair verdicts. What the debate
 scores is in ``_debate``.
 
 A million-turn run has hundreds of thousands of units: the judges' values are placed by integer
-codes of the unit and judge columns and counted per unit with a bincount, and the krippendorff
-package computes alpha from those value counts.
+codes of the unit and judge columns and counted per unit with a bincount, and alpha is the
+krippendorff package's, computed from those value counts by ``_coincidences`` without the
+package's units x values x values temporary (the same sums, bit for bit).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-import krippendorff
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from fairpanel.analysis._codes import Codes, combined_codes, dense_codes, sort_codes
+from fairpanel.analysis._coincidences import Level, alpha_from_counts
 from fairpanel.analysis._frames import (
     JUDGE,
     METRIC,
@@ -39,9 +40,6 @@ from fairpanel.analysis._frames import (
 )
 
 CANDIDATE = [TRIAL_KEY, POSITION, METRIC]
-
-
-Level = Literal["nominal", "ordinal"]
 
 
 def _first_of_cells(cell: Codes, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
@@ -64,9 +62,9 @@ def _alpha_from_codes(
     groupby visits them) and values (NaN missing): the first value of each (unit, judge) goes
     in, as ``groupby(...).first()`` would take it.
 
-    The package gets the per-unit value counts (units x values) straight from a bincount
-    instead of a judges x units matrix it would compare against every value; its coincidences
-    then sum over the same units in the same order as from the matrix.
+    The per-unit value counts (units x values) come straight from a bincount instead of a
+    judges x units matrix compared against every value; ``alpha_from_counts`` then sums the
+    krippendorff package's coincidences over the same units in the same order.
     """
     keep = (unit >= 0) & (judge >= 0)
     units, n_units = dense_codes(np.where(keep, unit, -1))
@@ -83,8 +81,7 @@ def _alpha_from_codes(
     counts = np.bincount(
         units[rows] * domain.size + value_index, minlength=n_units * domain.size
     ).reshape(n_units, domain.size)
-    alpha = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
-    return float_or_none(alpha), pairable, n_judges
+    return float_or_none(alpha_from_counts(counts, domain, level)), pairable, n_judges
 
 
 def _float_values(column: pd.Series) -> npt.NDArray[np.float64]:
@@ -132,7 +129,11 @@ def _agreement_row(
 def _vocabulary_codes(column: pd.Series, vocabulary: tuple[str, ...]) -> Codes:
     """Each row's position in ``vocabulary`` (``-1`` for any other value or a missing one),
     looked up once per distinct value."""
-    codes, uniques = pd.factorize(column)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its own codes, no hashing of rows
+        codes, uniques = column.cat.codes.to_numpy(), list(column.cat.categories)
+    else:
+        codes, found = pd.factorize(column)
+        uniques = list(found)
     lookup = np.array([vocabulary.index(v) if v in vocabulary else -1 for v in uniques] + [-1])
     return np.asarray(lookup[codes], dtype=np.int64)  # code -1 (missing) takes the last entry
 
@@ -169,13 +170,14 @@ def agreement(scores: pd.DataFrame, turns: pd.DataFrame | None = None) -> list[d
     (protocol, round kind, metric) cell; each alpha then takes its cell's rows.
     """
     rows: list[dict[str, Any]] = []
-    units, _ = combined_codes(scores, [TRIAL_KEY, ROUND, POSITION])
+    # Dense once for the frame, so a cell's units renumber by a table over them, not a sort.
+    units = dense_codes(combined_codes(scores, [TRIAL_KEY, ROUND, POSITION])[0])[0]
     judges, _ = sort_codes(scores[JUDGE])
     values = _float_values(scores[SCORE])
     order, starts, present = _cells(scores, metric=True)
     voting = turns is not None and WINNER_POSITION in turns.columns
     if turns is not None and voting:
-        turn_units, _ = combined_codes(turns, [TRIAL_KEY, ROUND])
+        turn_units = dense_codes(combined_codes(turns, [TRIAL_KEY, ROUND])[0])[0]
         turn_judges, _ = sort_codes(turns[JUDGE])
         votes = _float_values(turns[WINNER_POSITION])
         voted = (turns[PARSE_OK].astype(bool) & turns[WINNER_POSITION].notna()).to_numpy(dtype=bool)

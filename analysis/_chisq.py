@@ -163,7 +163,7 @@ def chi_square_tests(
     category that has any scores, so a missing metric shows up as a degenerate entry rather than
     vanishing from the report. No rows at all gives an empty list.
     """
-    frame = select_scores(scores, protocol, round_kind)
+    frame = select_scores(scores, protocol, round_kind, [CATEGORY, IDENTITY, METRIC, SCORE])
     results: list[ChiSquareResult] = []
     categories = text_codes(frame[CATEGORY])
     if categories is None:  # a missing category: the text comparison decides, as it did

@@ -21,6 +21,25 @@ _LIMIT = 2**62
 """A combined key stays below this; past it the key so far is renumbered densely first."""
 
 
+def _small_integer_codes(column: pd.Series) -> tuple[Codes, int] | None:
+    """An integer column's values ranked among its distinct values (what a sorted factorize
+    numbers them) by a table over their range, when the range is small (rounds, positions,
+    replicates): a pass over the rows instead of hashing each."""
+    if column.dtype.kind not in "iu" or len(column) == 0:
+        return None
+    values = column.to_numpy()
+    low, high = int(values.min()), int(values.max())
+    if high - low >= 4 * len(values) + 1024:
+        return None
+    seen = np.zeros(high - low + 1, dtype=bool)
+    shifted = values - low if low else values
+    seen[shifted] = True
+    if seen.all():  # every value in the range occurs: the rank is the offset itself
+        return np.asarray(shifted, dtype=np.int64), len(seen)
+    rank = np.cumsum(seen) - 1
+    return np.asarray(rank[shifted], dtype=np.int64), int(rank[-1]) + 1
+
+
 def sort_codes(column: pd.Series, rows: npt.NDArray[np.intp] | None = None) -> tuple[Codes, int]:
     """The column's codes (``-1`` where missing) and how many codes there are, numbered in the
     order a sorted groupby orders the values: a categorical keeps its category order. With
@@ -28,6 +47,8 @@ def sort_codes(column: pd.Series, rows: npt.NDArray[np.intp] | None = None) -> t
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes = column.cat.codes.to_numpy()  # the categorical's own narrow integers
         n = len(column.cat.categories)
+    elif (small := _small_integer_codes(column)) is not None:
+        codes, n = small
     else:
         codes, uniques = pd.factorize(column, sort=True)
         n = len(uniques)
@@ -77,7 +98,7 @@ def dense_codes(key: Codes) -> tuple[Codes, int]:
         return out, 0
     present = key[valid]
     top = int(present.max()) + 1
-    if top <= 4 * len(present) + 1024:
+    if top <= 8 * len(present) + 1024:
         seen = np.zeros(top, dtype=bool)
         seen[present] = True
         rank = np.cumsum(seen) - 1

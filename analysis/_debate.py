@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from fairpanel.analysis._codes import Codes, combined_codes, dense_codes, sort_codes
+from fairpanel.analysis._codes import combined_codes, dense_codes, sort_codes
 from fairpanel.analysis._frames import (
     BASE_ID,
     CATEGORY,
@@ -39,6 +39,7 @@ SCORED = [TRIAL_KEY, PROTOCOL, BASE_ID, CATEGORY, IDENTITY, POSITION, JUDGE]
 """A judge's candidate in a trial; with the metric, the key a first and a final score share."""
 
 Rows = npt.NDArray[np.intp]
+Labels = npt.NDArray[np.integer[Any]]
 
 
 def _matched_rows(scores: pd.DataFrame) -> tuple[Rows, Rows]:
@@ -111,32 +112,42 @@ def _shift_row(
     }
 
 
-def _labels(column: pd.Series) -> tuple[Codes, list[str]]:
-    """A column's codes in sorted-groupby order and the names they stand for."""
-    codes, _ = sort_codes(column)
+def _labels(column: pd.Series) -> tuple[Labels, list[str]]:
+    """A column's codes in sorted-groupby order and the names they stand for; a categorical's
+    own narrow codes (only the rows a group takes are ever widened)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return codes, [str(c) for c in column.cat.categories]
+        narrow: Labels = column.cat.codes.to_numpy()
+        return narrow, [str(c) for c in column.cat.categories]
+    codes, _ = sort_codes(column)
     return codes, sorted(str(v) for v in pd.unique(column.dropna()))
 
 
 def _groups(
-    labels: list[tuple[Codes, list[str]]], rows: Rows
-) -> list[tuple[tuple[int, ...], tuple[str, ...], npt.NDArray[np.bool_]]]:
+    labels: list[tuple[Labels, list[str]]], rows: Rows
+) -> list[tuple[tuple[int, ...], tuple[str, ...], Rows]]:
     """Each combination of the labels found at ``rows`` (none missing): its codes, its names
-    and its mask over ``rows``."""
+    and its positions in ``rows`` (ascending, what a mask over ``rows`` would select). The
+    positions come from one stable sort of the combined key, not a mask per combination."""
     picked = np.stack([codes[rows] for codes, _ in labels])
     valid = (picked >= 0).all(axis=0)
     key = np.zeros(rows.size, dtype=np.int64)
     for row, (_, names) in zip(picked, labels, strict=True):
         key = key * max(len(names), 1) + np.maximum(row, 0)
     key[~valid] = -1
-    # One row of each combination gives its codes: keys sort as their code tuples do.
-    combined, first = np.unique(key[valid], return_index=True)
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    # Keys sort as their code tuples do; each run of one key is a combination, its first
+    # position (the smallest, the sort being stable) gives its codes.
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], ordered.size]
     out = []
-    for combination, row in zip(combined, np.flatnonzero(valid)[first], strict=True):
-        combo = tuple(int(code) for code in picked[:, row])
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        if ordered[start] < 0:
+            continue  # a missing label
+        positions = order[start:end]
+        combo = tuple(int(code) for code in picked[:, positions[0]])
         found = tuple(names[c] for (_, names), c in zip(labels, combo, strict=True))
-        out.append((combo, found, key == combination))
+        out.append((combo, found, positions))
     return out
 
 
@@ -169,16 +180,18 @@ def debate_shift(
     leaders = first[kept[leader]]
     labels = [_labels(scores[column]) for column in (PROTOCOL, CATEGORY, IDENTITY)]
     base_codes, base_names = _labels(scores[BASE_ID])
-    found: list[tuple[tuple[Any, ...], tuple[str, ...], Any, Any, Codes]] = []
-    for codes, names, mask in _groups([*labels, _labels(scores[METRIC])], first):
+    found: list[tuple[tuple[Any, ...], tuple[str, ...], Any, Any, Labels]] = []
+    first_bases = base_codes[first]
+    for codes, names, mine in _groups([*labels, _labels(scores[METRIC])], first):
         order = (*codes[:3], names[3])
-        found.append((order, names, before[mask], after[mask], base_codes[first][mask]))
-    for codes, names, mask in _groups(labels, leaders):
+        found.append((order, names, before[mine], after[mine], first_bases[mine]))
+    means_first, means_final = means["first"].to_numpy(), means["final"].to_numpy()
+    leader_bases = base_codes[leaders]
+    for codes, names, mine in _groups(labels, leaders):
         order = (*codes, OVERALL)
-        mean_first = means["first"].to_numpy()[mask]
-        mean_final = means["final"].to_numpy()[mask]
-        bases = base_codes[leaders][mask]
-        found.append((order, (*names, OVERALL), mean_first, mean_final, bases))
+        found.append(
+            (order, (*names, OVERALL), means_first[mine], means_final[mine], leader_bases[mine])
+        )
     found.sort(key=lambda item: item[0])
     return [
         _shift_row(
@@ -226,8 +239,9 @@ def conformity(
     toward, away = after < before, after > before
     judges, names = _labels(scores[JUDGE])
     rows: list[dict[str, Any]] = []
-    for code in np.unique(judges[first][judges[first] >= 0]):
-        mine = judges[first] == code
+    first_judges = judges[first]
+    for code in np.unique(first_judges[first_judges >= 0]):
+        mine = first_judges == code
         share_toward = float(pd.Series(toward[mine]).mean())
         share_away = float(pd.Series(away[mine]).mean())
         rows.append(

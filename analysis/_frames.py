@@ -9,7 +9,7 @@ public function fails the same way (a ``ValueError`` naming the missing column) 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -112,28 +112,66 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     frame = require_columns(scores, SCORE_COLUMNS, "scores")
     if frame.empty:
         return frame
-    unknown = sorted({str(m) for m in frame[METRIC].unique()} - set(METRICS))
+    unknown = _unknown_metrics(frame[METRIC])
     if unknown:
         raise ValueError(
             f"scores frame has unknown metric(s) {unknown}; expected {', '.join(METRICS)}"
         )
-    values = pd.to_numeric(frame[SCORE], errors="coerce").astype(float)
-    bad = values.isna() | (values < SCORE_MIN) | (values > SCORE_MAX)
-    if bool(bad.any()):
+    column = frame[SCORE]
+    floats = column.dtype == np.float64
+    values = column if floats else pd.to_numeric(column, errors="coerce").astype(float)
+    array = values.to_numpy()
+    # Two reductions settle the usual case (NaN makes both comparisons false); the mask of
+    # bad rows is built only when there is one to report.
+    in_range = bool(array.min() >= SCORE_MIN) and bool(array.max() <= SCORE_MAX)
+    bad = np.zeros(0, dtype=bool) if in_range else ~((array >= SCORE_MIN) & (array <= SCORE_MAX))
+    if not in_range and bool(bad.any()):
         example = frame.loc[bad, SCORE].iloc[0]
         raise ValueError(
             f"scores frame column {SCORE!r} has {int(bad.sum())} value(s) that are missing or "
             f"outside {SCORE_MIN:g}..{SCORE_MAX:g} (e.g. {example!r})"
         )
     # Copy-on-write (pandas 3): the shallow copy shares the columns until one of the two
-    # frames writes, so a million-row frame is not copied on every validation.
+    # frames writes, so a million-row frame is not copied on every validation. Scores that
+    # are floats already keep their column (every analysis validates the same frames again).
     out = frame.copy(deep=False)
-    out[SCORE] = values
+    if not floats:
+        out[SCORE] = values
     return out
 
 
-def select_scores(scores: pd.DataFrame, protocol: str, round_kind: str) -> pd.DataFrame:
-    """Validate and keep the rows of one protocol and one round kind.
+def _unknown_metrics(column: pd.Series) -> list[str]:
+    """The metric names (as text, ``nan`` for a missing one) outside ``METRICS``, sorted. A
+    categorical whose categories are all known metrics and whose rows all have one holds none:
+    one pass over its narrow codes instead of collecting its distinct values."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        known = {str(name) for name in column.cat.categories} <= set(METRICS)
+        if known and (codes.size == 0 or int(codes.min()) >= 0):
+            return []
+    return sorted(_distinct_texts(column) - set(METRICS))
+
+
+def _distinct_texts(column: pd.Series) -> set[str]:
+    """The distinct values of a column as text (``nan`` for a missing one); a categorical's
+    from a count of its codes rather than hashing every row."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        n = len(column.cat.categories)
+        held = np.zeros(n + 1, dtype=bool)
+        held[column.cat.codes.to_numpy()] = True  # code -1 (missing) marks the last entry
+        texts = {str(name) for name in column.cat.categories[held[:n]]}
+        return texts | ({str(np.nan)} if held[n] else set())
+    return {str(value) for value in column.unique()}
+
+
+def select_scores(
+    scores: pd.DataFrame,
+    protocol: str,
+    round_kind: str,
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Validate and keep the rows of one protocol and one round kind (and only ``columns``
+    when given: a caller that reads a few columns of a million rows copies only those).
 
     Rounds are never pooled: a judge's first and final score on the same candidate are not
     independent observations, and mixing them would double-count every trial.
@@ -142,6 +180,8 @@ def select_scores(scores: pd.DataFrame, protocol: str, round_kind: str) -> pd.Da
     check_choice(round_kind, ROUND_KINDS, "round_kind")
     frame = validate_scores(scores)
     mask = (frame[PROTOCOL] == protocol) & (frame[ROUND_KIND] == round_kind)
+    if columns is not None:
+        frame = frame.loc[:, list(columns)]
     return frame.loc[mask]
 
 

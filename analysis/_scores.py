@@ -48,7 +48,9 @@ def mean_scores(
     one row per category (so the index may repeat). ``DataFrame.attrs`` holds ``method``,
     ``protocol`` and ``round_kind`` so the frame remains self-describing when passed around.
     """
-    frame = select_scores(scores, protocol, round_kind)
+    frame = select_scores(
+        scores, protocol, round_kind, [CATEGORY, IDENTITY, METRIC, SCORE, TRIAL_KEY]
+    )
     if frame.empty:
         table = pd.DataFrame(
             {col: pd.Series([], dtype=float) for col in MEAN_SCORE_COLUMNS},
@@ -128,7 +130,7 @@ def score_difference_matrix(
     a run may simply not have reached that category yet.
     """
     metric_name = OVERALL if metric is None else check_choice(metric, METRICS, "metric")
-    frame = select_scores(scores, protocol, round_kind)
+    frame = select_scores(scores, protocol, round_kind, [CATEGORY, IDENTITY, METRIC, SCORE])
     frame = frame.loc[frame[CATEGORY] == category]
     if metric is not None:
         frame = frame.loc[frame[METRIC] == metric]

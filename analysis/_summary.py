@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from fairpanel.analysis._chisq import chi_square_tests
@@ -53,9 +54,33 @@ def _trial_counts(
         keys = [frame.loc[frame[PROTOCOL] == protocol, TRIAL_KEY] for frame in (scores, turns)]
         if protocol == "pair":
             keys.append(verdicts[TRIAL_KEY])
+        shared = _distinct_shared_codes(keys)
         # Distinct keys as strings, counted by pandas rather than one Python object per row.
-        counts[protocol] = int(pd.Series(pd.concat(keys).unique()).astype(str).nunique())
+        counts[protocol] = (
+            shared
+            if shared is not None
+            else int(pd.Series(pd.concat(keys).unique()).astype(str).nunique())
+        )
     return counts
+
+
+def _distinct_shared_codes(columns: list[pd.Series]) -> int | None:
+    """How many distinct values the columns hold together, when they are categoricals of one
+    set of categories with no value missing (the report's trial keys): distinct codes are
+    distinct texts then, counted by a table over the categories. ``None`` otherwise."""
+    dtypes = [column.dtype for column in columns]
+    first = dtypes[0]
+    if not isinstance(first, pd.CategoricalDtype) or not all(
+        isinstance(d, pd.CategoricalDtype) and d.categories.equals(first.categories)
+        for d in dtypes[1:]
+    ):
+        return None  # codes of two orders of categories name different values
+    held = np.zeros(len(first.categories) + 1, dtype=bool)
+    for column in columns:
+        held[column.cat.codes.to_numpy()] = True  # code -1 (missing) marks the last entry
+    if held[-1]:
+        return None
+    return int(held.sum())
 
 
 def analyze_arm(
@@ -84,7 +109,7 @@ def analyze_arm(
     verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
     turns = require_columns(turns, TURN_COLUMNS, "turns")
 
-    single_scores = select_scores(scores, "single", round_kind)
+    single_scores = select_scores(scores, "single", round_kind, [CATEGORY])
     categories = sorted({str(c) for c in single_scores[CATEGORY].unique()})
     report: dict[str, Any] = {
         "n_trials": _trial_counts(scores, verdicts, turns),

@@ -1,35 +1,89 @@
-"""The ``fairpanel`` Typer app: built here, its commands registered from one module per group."""
+"""The ``fairpanel`` Typer app: built here, its commands registered from one module per group.
+
+A command's module is imported when that command runs (or its help is shown), not when the app
+starts: the modules bring in the library (pandas, scipy, matplotlib, the judging engine), and
+``fairpanel report --help`` or ``fairpanel schema`` should not pay for what ``compare`` or
+``simulate`` need. ``fairpanel --help`` lists every command, so it loads them all.
+"""
 
 from __future__ import annotations
 
-import typer
+import importlib
+from typing import Any
 
-from fairpanel.cli._compare import compare_command
-from fairpanel.cli._export import EXPORT_EPILOG, export_command
-from fairpanel.cli._info import personas_command, scenarios_command, schema_command
-from fairpanel.cli._label_bias import label_bias_command
-from fairpanel.cli._responses import responses_app
-from fairpanel.cli._run import estimate_command, report_command, run_command
-from fairpanel.cli._simulate import simulate_command
+import typer
+from typer.core import TyperGroup
 
 __all__ = ["app"]
+
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("fairpanel.cli._run", "run_command"),
+    "report": ("fairpanel.cli._run", "report_command"),
+    "export": ("fairpanel.cli._export", "export_command"),
+    "label-bias": ("fairpanel.cli._label_bias", "label_bias_command"),
+    "estimate": ("fairpanel.cli._run", "estimate_command"),
+    "schema": ("fairpanel.cli._info", "schema_command"),
+    "scenarios": ("fairpanel.cli._info", "scenarios_command"),
+    "personas": ("fairpanel.cli._info", "personas_command"),
+    "compare": ("fairpanel.cli._compare", "compare_command"),
+    "simulate": ("fairpanel.cli._simulate", "simulate_command"),
+}
+"""Command name: (module, function), in the order ``fairpanel --help`` lists them."""
+
+_GROUPS: dict[str, tuple[str, str]] = {"responses": ("fairpanel.cli._responses", "responses_app")}
+"""Command groups (a Typer app of their own): name: (module, app)."""
+
+_EPILOGS: dict[str, tuple[str, str]] = {"export": ("fairpanel.cli._export", "EXPORT_EPILOG")}
+
+
+def _attribute(module: str, name: str) -> Any:
+    return getattr(importlib.import_module(module), name)
+
+
+# Typer vends its own copy of click (``typer._click``, private): its contexts and commands are
+# typed ``Any`` here.
+def _command(name: str) -> Any:
+    """The click command Typer builds for ``name``, its module imported now."""
+    if name in _GROUPS:
+        group = typer.main.get_group(_attribute(*_GROUPS[name]))
+        group.name = name
+        return group
+    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    epilog = _attribute(*_EPILOGS[name]) if name in _EPILOGS else None
+    single.command(name, epilog=epilog)(_attribute(*_COMMANDS[name]))
+    return typer.main.get_command(single)
+
+
+class _LazyGroup(TyperGroup):
+    """A group that builds a command the first time it is asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*_COMMANDS, *_GROUPS]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in (*_COMMANDS, *_GROUPS):
+            self.commands[cmd_name] = _command(cmd_name)
+        return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] not in (*_COMMANDS, *_GROUPS):
+            # Typer suggests the nearest names among the commands built so far: build them all
+            # (only an unknown command pays for that).
+            for name in self.list_commands(ctx):
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     name="fairpanel",
     help="Measure identity bias in LLM judges and judge panels.",
+    cls=_LazyGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-app.command("run")(run_command)
-app.command("report")(report_command)
-app.command("export", epilog=EXPORT_EPILOG)(export_command)
-app.command("label-bias")(label_bias_command)
-app.command("estimate")(estimate_command)
-app.command("schema")(schema_command)
-app.command("scenarios")(scenarios_command)
-app.command("personas")(personas_command)
-app.command("compare")(compare_command)
-app.command("simulate")(simulate_command)
-app.add_typer(responses_app, name="responses")
+
+@app.callback()
+def _main() -> None:
+    """Makes the app a group whose commands ``_LazyGroup`` supplies."""

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from fairpanel.inputs import InputFileError
-from fairpanel.judging import EXIT_RUN_FOLDER_BUSY
-from fairpanel.judging.engine import ProgressHook
+if TYPE_CHECKING:  # the library is imported by the command that runs (see ``_app``)
+    from fairpanel.inputs import InputFileError
+    from fairpanel.judging.engine import ProgressHook
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_RUN_FAILED",
-    "EXIT_RUN_FOLDER_BUSY",
     "bad_input",
     "console",
     "errors",

@@ -19,7 +19,6 @@ from fairpanel.agents import (
 from fairpanel.cli._console import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
-    EXIT_RUN_FOLDER_BUSY,
     console,
     errors,
     print_error,
@@ -29,7 +28,7 @@ from fairpanel.cli._console import (
 from fairpanel.cli._run_tables import plan_table, render_study_tables, summary_table
 from fairpanel.cli._tables import render_tables
 from fairpanel.inputs import InputFileError
-from fairpanel.judging import STORE_FILE, RunFolderBusyError
+from fairpanel.judging import EXIT_RUN_FOLDER_BUSY, STORE_FILE, RunFolderBusyError
 from fairpanel.run_folder import (
     RESULTS_FILE,
     BadRunFolderError,

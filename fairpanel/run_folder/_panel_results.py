@@ -69,25 +69,29 @@ def _analyze(frames: RunFrames) -> ArmResults:
     )
 
 
-def _n_bases(frames: RunFrames) -> int:
-    """Distinct base scenarios among the frames' trials (the unit every test generalises over)."""
-    # The distinct values of each frame as text (a million rows hold a few dozen bases).
+def _n_bases(frames: RunFrames, arm: str) -> int:
+    """Distinct base scenarios among the trials of ``arm`` (the unit every test generalises
+    over)."""
+    # The distinct values of each frame as text (a million rows hold a few dozen bases); the
+    # arm's rows picked from the one column, not by taking the arm's whole frames.
     seen = {
         str(base)
         for frame in (frames.scores, frames.verdicts)
-        for base in frame["base_id"].dropna().unique()
+        for base in frame.loc[frame["arm"] == arm, "base_id"].dropna().unique()
     }
     return len(seen)
 
 
-def _treatment_effects(main: RunFrames, treatments: list[str]) -> list[EffectRow]:
+def _treatment_effects(
+    by_treatment: dict[str, RunFrames], treatments: list[str]
+) -> list[EffectRow]:
     """Each further treatment's interactions with the primary label contrasts, against the
     baseline; with several treatments, Holm runs again over all of them (one family a run)."""
-    baseline = main.where(treatment=treatments[0])
+    baseline = by_treatment[treatments[0]]
     effects: list[Effect] = []
     for name in treatments[1:]:
         effects += treatment_interactions(
-            baseline, main.where(treatment=name), treatment=name, alpha=ALPHA, confidence=CONFIDENCE
+            baseline, by_treatment[name], treatment=name, alpha=ALPHA, confidence=CONFIDENCE
         )
     if len(treatments) > 2:
         effects, _ = correct_effects(effects, ALPHA)
@@ -103,29 +107,31 @@ def _panel_block(
     """One panel's results: its main arm under the baseline treatment, the other treatments
     and their interactions, its control arms and their own headlines."""
     treatments = _treatment_order(run_dir, frames.values("treatment"))
-    main = frames.where(arm="main")
-    controls = [arm for arm in frames.values("arm") if arm not in ("main", "injection")]
-    control_arms = {
-        arm: _analyze(frames.where(arm=arm)) for arm in frames.values("arm") if arm != "main"
-    }
+    arms = frames.values("arm")
+    # Each subset is taken once, straight from the frames (a million-turn run's frames are
+    # copied on every ``where``).
+    by_treatment = {name: frames.where(arm="main", treatment=name) for name in treatments}
+    by_arm = {arm: frames.where(arm=arm) for arm in arms if arm != "main"}
+    controls = [arm for arm in arms if arm not in ("main", "injection")]
+    control_arms = {arm: _analyze(arm_frames) for arm, arm_frames in by_arm.items()}
     return RunResults.assemble(
-        _analyze(main.where(treatment=treatments[0])),
+        _analyze(by_treatment[treatments[0]]),
         design=DesignBlock(
-            arms=frames.values("arm"),
+            arms=arms,
             treatments=treatments,
             signals=frames.values("signal"),
-            n_bases=_n_bases(main),
+            n_bases=_n_bases(frames, "main"),
             duplicates_dropped=len(frames.duplicate_trials),
             warnings=warnings,
             note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
         ),
-        by_treatment={name: _analyze(main.where(treatment=name)) for name in treatments[1:]},
-        treatment_effects=_treatment_effects(main, treatments),
+        by_treatment={name: _analyze(by_treatment[name]) for name in treatments[1:]},
+        treatment_effects=_treatment_effects(by_treatment, treatments),
         control_arms=control_arms,
         injection_robustness=robustness,  # empty unless arms.injection is on
         control_false_positives=control_false_positives(
             {arm: control_arms[arm] for arm in controls},
-            {arm: frames.where(arm=arm).verdicts for arm in controls},
+            {arm: by_arm[arm].verdicts for arm in controls},
             alpha=ALPHA,
             confidence=CONFIDENCE,
         ),

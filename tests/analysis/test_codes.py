@@ -19,9 +19,12 @@ from fairpanel.analysis import (
     krippendorff_alpha,
 )
 from fairpanel.analysis._chisq import round_half_up, score_level_table
+from fairpanel.analysis._codes import sort_codes
 from fairpanel.analysis._debate import first_and_final
 from fairpanel.analysis._failures import _identity_counts, _identity_counts_pandas, _parse_flags
+from fairpanel.analysis._frames import METRICS, _distinct_texts, _unknown_metrics, validate_scores
 from fairpanel.analysis._resample import bootstrap_mean, cluster_codes
+from fairpanel.analysis._summary import _distinct_shared_codes
 
 TEXT = ["trial_key", "protocol", "base_id", "category", "identity", "judge", "metric"]
 
@@ -199,3 +202,78 @@ def test_score_level_table_matches_groupby_and_unstack() -> None:
     assert table.to_numpy().tolist() == expected.sort_index().to_numpy().tolist()
     assert list(table.index) == sorted(expected.index)
     assert list(table.columns) == sorted(expected.columns)
+
+
+def test_integer_codes_match_a_sorted_factorize() -> None:
+    rng = np.random.default_rng(11)
+    columns = [
+        pd.Series(rng.integers(-3, 4, 300)),  # negative values, ties
+        pd.Series(np.array([7, 7, 2, 9, 2], dtype=np.uint8)),
+        pd.Series(np.array([0, 10**12, 5])),  # a range too wide for the table
+        pd.Series(np.array([4, 4, 4])),  # one value
+    ]
+    rows = np.array([2, 0, 1])
+    for column in columns:
+        expected, uniques = pd.factorize(column, sort=True)
+        codes, n = sort_codes(column)
+        assert codes.tolist() == expected.tolist()
+        assert n == len(uniques)
+        assert sort_codes(column, rows)[0].tolist() == expected[rows].tolist()
+
+
+def test_validation_reads_the_distinct_metrics_as_unique_does() -> None:
+    values = pd.Series(["accuracy", None, "accuracy", "creativity"], dtype=object)
+    categorical = pd.Series(
+        pd.Categorical(values, categories=["reliability", "creativity", "accuracy", "other"])
+    )
+    for column in (values, categorical, categorical.dropna(), values.dropna()):
+        assert _distinct_texts(column) == {str(v) for v in column.unique()}
+
+
+def test_unknown_metrics_are_found_in_text_and_categorical_columns() -> None:
+    known = pd.Series(pd.Categorical(["accuracy", "creativity"], categories=list(METRICS)))
+    assert _unknown_metrics(known) == []
+    missing = pd.Series(pd.Categorical(["accuracy", None], categories=list(METRICS)))
+    assert _unknown_metrics(missing) == ["nan"]
+    unused = pd.Series(pd.Categorical(["accuracy"], categories=["accuracy", "speed"]))
+    assert _unknown_metrics(unused) == []  # a category no row holds is not a value
+    held = pd.Series(pd.Categorical(["speed", "accuracy"], categories=["accuracy", "speed"]))
+    assert _unknown_metrics(held) == ["speed"]
+    assert _unknown_metrics(pd.Series(["accuracy", "Speed"])) == ["Speed"]
+
+
+def test_validation_rejects_missing_and_out_of_range_scores() -> None:
+    scores = _scores(1, categorical=True).assign(
+        scenario_id="s",
+        response_index=0,
+        judge_model="m",
+        metric="accuracy",
+        score=lambda f: f["score"].clip(0, 10),
+    )
+    for bad in (np.nan, -0.5, 10.5):
+        broken = scores.copy()
+        broken.loc[broken.index[5], "score"] = bad
+        with pytest.raises(ValueError, match="1 value"):
+            validate_scores(broken)
+    assert validate_scores(scores)["score"].tolist() == scores["score"].tolist()
+
+
+def test_distinct_trial_counts_match_the_text_count() -> None:
+    keys = ["t3", "t1", "t2", "t1"]
+    same = pd.CategoricalDtype(["t1", "t2", "t3", "t4"])
+    cases = [
+        [pd.Series(keys, dtype=same), pd.Series(["t4", "t1"], dtype=same)],
+        [pd.Series(keys, dtype=same), pd.Series(["t1"], dtype=pd.CategoricalDtype(["t1", "t9"]))],
+        [
+            pd.Series(keys, dtype=same),
+            pd.Series(["t1", "t2"], dtype=pd.CategoricalDtype(["t2", "t1"])),
+        ],
+        [pd.Series(keys, dtype=same), pd.Series([None, "t2"], dtype=same)],
+        [pd.Series(keys), pd.Series(["t5"])],
+    ]
+    for columns in cases:
+        expected = int(pd.Series(pd.concat(columns).unique()).astype(str).nunique())
+        shared = _distinct_shared_codes(columns)
+        assert shared is None or shared == expected
+    assert _distinct_shared_codes(cases[0]) == 4
+    assert _distinct_shared_codes(cases[2]) is None  # same categories, another order
