@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 import time
-from types import SimpleNamespace
 
 import pytest
+from helpers.fake_clock import Clock, install_clock
 
-from fairpanel.agents import EndpointLimits, ModelCallError, QuotaReading, QuotaWindow, _quota
+from fairpanel.agents import EndpointLimits, ModelCallError, QuotaReading, QuotaWindow
 from fairpanel.agents._limits import EndpointState
 from fairpanel.agents._quota import QuotaGate, QuotaTicket
 from fairpanel.agents._send_log import MARGIN_S, SendLog
@@ -21,19 +21,9 @@ LATENCY = 0.2
 """The fake servers count a request after their latency, right before replying."""
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
-    monkeypatch.setattr(_quota, "time", SimpleNamespace(monotonic=fake, time=time.time))
-    return fake
+    return install_clock(monkeypatch)
 
 
 class SlidingServer:

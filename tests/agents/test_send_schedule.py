@@ -9,14 +9,13 @@ import heapq
 import math
 import random
 import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
+from helpers.fake_clock import Clock, install_clock
 
-from fairpanel.agents import QuotaReading, QuotaWindow, _quota
+from fairpanel.agents import QuotaReading, QuotaWindow
 from fairpanel.agents._quota import QuotaGate, QuotaTicket
 from fairpanel.agents._send_log import MARGIN_S
 
@@ -29,19 +28,9 @@ CALLS = 1000
 Delay = Callable[[random.Random], float]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
-    monkeypatch.setattr(_quota, "time", SimpleNamespace(monotonic=fake, time=time.time))
-    return fake
+    return install_clock(monkeypatch)
 
 
 @dataclass
