@@ -35,7 +35,6 @@ from typing import Any
 from fairpanel.judging import STORE_FILE, Store
 from fairpanel.judging.engine import (
     RESOLVED_CONFIG_FILE,
-    key_hashes,
     name_id,
     packed_codes,
     packed_numbers,
@@ -82,7 +81,7 @@ TURN_COLUMNS = (
     "trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, parsed, "
     "parse_error, attempts, prompt_tokens, completion_tokens, latency_s, call_keys"
 )
-PACKED_COLUMNS = "numbers, key_hashes, codes"
+PACKED_COLUMNS = "numbers, codes"
 """What the store packs beside each turn for the analysis (``Store.put_trial`` writes them)."""
 TRIAL_COLUMNS = (
     "key, protocol, spec, status, error, consensus, schema_version, created_at, design, "
@@ -217,7 +216,6 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
                         *turn[9:13],
                         json.dumps([call_key]),
                         packed_numbers(None if broken else json.loads(parsed)),
-                        key_hashes([call_key]),
                         codes,
                     )
                 )
@@ -237,7 +235,7 @@ def synthesize(template: Path, target: Path, turns_wanted: int, seed: int = 0) -
 def _flush(db: sqlite3.Connection, trials: list[Any], turns: list[Any]) -> None:
     db.executemany(f"INSERT INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 11)})", trials)
     db.executemany(
-        f"INSERT INTO turns ({TURN_COLUMNS}, {PACKED_COLUMNS}) VALUES ({', '.join('?' * 17)})",
+        f"INSERT INTO turns ({TURN_COLUMNS}, {PACKED_COLUMNS}) VALUES ({', '.join('?' * 16)})",
         turns,
     )
     trials.clear()

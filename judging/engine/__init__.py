@@ -36,7 +36,7 @@ from fairpanel.judging.engine._similar_responses import (
 )
 from fairpanel.judging.engine._store import STORE_FILE, STORE_SCHEMA_VERSION, Store, StudyItemRecord
 from fairpanel.judging.engine._trial_pack import trial_design
-from fairpanel.judging.engine._turn_pack import key_hashes, name_id, packed_codes, packed_numbers
+from fairpanel.judging.engine._turn_pack import name_id, packed_codes, packed_numbers
 from fairpanel.judging.engine._workers import ProgressHook, run_workers
 
 __all__ = [
@@ -73,7 +73,6 @@ __all__ = [
     "export_frame",
     "failure_reason",
     "injection_robustness",
-    "key_hashes",
     "load_frames",
     "name_id",
     "open_run_session",

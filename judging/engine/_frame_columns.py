@@ -24,7 +24,6 @@ from fairpanel.judging.protocol._judgment import METRICS
 
 __all__ = ["frame_columns"]
 
-CANDIDATES = ("A", "B")
 _SORTED_METRICS = tuple(sorted(METRICS))
 
 

@@ -19,7 +19,7 @@ from fairpanel.agents import ModelReply, ModelRequest, Usage
 from fairpanel.judging.engine._batch_store import BatchRecords
 from fairpanel.judging.engine._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
 from fairpanel.judging.engine._trial_pack import trial_design
-from fairpanel.judging.engine._turn_pack import key_hashes, name_id, packed_codes, packed_numbers
+from fairpanel.judging.engine._turn_pack import name_id, packed_codes, packed_numbers
 from fairpanel.judging.protocol._records import TrialRecord
 
 __all__ = [
@@ -47,7 +47,7 @@ TRIAL_COLUMNS = (
 TURN_COLUMNS = (
     "trial_key, round, round_kind, judge, speaker_index, judge_model, raw_text, parsed, "
     "parse_error, attempts, prompt_tokens, completion_tokens, latency_s, call_keys, numbers, "
-    "key_hashes, codes"
+    "codes"
 )
 """The turns table's columns in the order ``put_trial`` writes them."""
 
@@ -191,9 +191,15 @@ class Store:
                     ),
                 ),
             )
+            named = {
+                names: name_id(self._db, *names)
+                for names in dict.fromkeys(
+                    (turn.round_kind, turn.judge, turn.judge_model) for turn in record.turns
+                )
+            }
             rows = []
             for turn in record.turns:
-                names = name_id(self._db, turn.round_kind, turn.judge, turn.judge_model)
+                names = named[turn.round_kind, turn.judge, turn.judge_model]
                 parsed = turn.parsed is not None
                 codes = packed_codes(record.key, turn.round, turn.speaker_index, turn.attempts,
                                      parsed, names)  # fmt: skip
@@ -214,12 +220,11 @@ class Store:
                         turn.latency_s,
                         json.dumps(list(turn.call_keys)),
                         packed_numbers(turn.parsed),
-                        key_hashes(turn.call_keys),
                         codes,
                     )
                 )
             self._db.executemany(
-                f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 17)})", rows
+                f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({', '.join('?' * 16)})", rows
             )
 
     def trial_status_counts(self) -> dict[str, int]:

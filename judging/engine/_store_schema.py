@@ -127,7 +127,8 @@ MIGRATIONS: dict[int, str] = {
     """,
     # 5: what the analysis reads of a turn, packed beside its JSON (see ``_turn_pack``), so a
     # large store is read without parsing a JSON document per turn; ``BACKFILLS`` fills the
-    # turns stored before.
+    # turns stored before. ``key_hashes`` (a digest per request key) is unused since 6, which
+    # finds repeated trials from ``trials.request_digest``: it stays NULL.
     5: """
     ALTER TABLE turns ADD COLUMN numbers BLOB;
     ALTER TABLE turns ADD COLUMN key_hashes BLOB;

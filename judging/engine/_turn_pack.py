@@ -5,10 +5,9 @@ the record. Reading a million of those back means a million JSON parses, in SQLi
 Python, and that alone cost more than the analysis time budget of a large run. So the store
 also keeps, per turn, the numbers the analysis reads as packed little-endian float64
 (``numbers``: the pair verdict's position, then every score in ``PARSED_PATHS`` order, NaN
-where absent) and a 64-bit digest of each request key (``key_hashes``), which the reader turns
-into arrays with one ``frombuffer``. The turn's own integers go the same way (``codes``: its
-trial's key digest, round, speaker, attempts, whether it parsed and its names' row in
-``turn_names``), so a turn's row is read without a text
+where absent), which the reader turns into arrays with one ``frombuffer``. The turn's own
+integers go the same way (``codes``: its trial's key digest, round, speaker, attempts, whether
+it parsed and its names' row in ``turn_names``), so a turn's row is read without a text
 column. They are derived data: ``backfill_turns`` and ``backfill_turn_codes`` rebuild them
 from the rows of a store written before they existed.
 """
@@ -19,7 +18,6 @@ import hashlib
 import json
 import math
 import sqlite3
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +31,6 @@ __all__ = [
     "backfill_turn_codes",
     "backfill_turns",
     "digest",
-    "key_hashes",
     "name_id",
     "packed_codes",
     "packed_numbers",
@@ -72,20 +69,10 @@ def packed_numbers(parsed: dict[str, Any] | None) -> bytes:
     return np.asarray(values, dtype="<f8").tobytes()
 
 
-def _digest_bytes(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
-
-
 def digest(text: str) -> int:
     """The 64-bit digest of a key, as the signed little-endian integer that is packed."""
-    return int.from_bytes(_digest_bytes(text), "little", signed=True)
-
-
-def key_hashes(call_keys: Sequence[str]) -> bytes:
-    """A 64-bit digest per request key, packed. Equal keys digest alike; two different keys
-    that collide can only make trials look like repeats, which the reader checks on the keys
-    themselves."""
-    return b"".join(_digest_bytes(key) for key in call_keys)
+    raw = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(raw, "little", signed=True)
 
 
 CODE_FIELDS = ("trial", "round", "speaker", "attempts", "parsed", "names")
@@ -114,20 +101,14 @@ def name_id(db: sqlite3.Connection, round_kind: str, judge: str, judge_model: st
 
 
 def backfill_turns(db: sqlite3.Connection) -> None:
-    """Fill ``numbers`` and ``key_hashes`` of every turn stored without them (a store written
-    before schema 5), from the turn's JSON."""
-    rows = db.execute(
-        "SELECT rowid, parsed, call_keys FROM turns WHERE numbers IS NULL OR key_hashes IS NULL"
-    ).fetchall()
+    """Fill ``numbers`` of every turn stored without them (a store written before schema 5),
+    from the turn's JSON."""
+    rows = db.execute("SELECT rowid, parsed FROM turns WHERE numbers IS NULL").fetchall()
     db.executemany(
-        "UPDATE turns SET numbers = ?, key_hashes = ? WHERE rowid = ?",
+        "UPDATE turns SET numbers = ? WHERE rowid = ?",
         (
-            (
-                packed_numbers(None if parsed is None else json.loads(parsed)),
-                key_hashes([str(key) for key in json.loads(keys)]),
-                rowid,
-            )
-            for rowid, parsed, keys in rows
+            (packed_numbers(None if parsed is None else json.loads(parsed)), rowid)
+            for rowid, parsed in rows
         ),
     )
 

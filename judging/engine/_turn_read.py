@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fairpanel.judging.engine._store import Store
+from fairpanel.judging.engine._trial_pack import UNIT
 from fairpanel.judging.engine._turn_pack import CODE_FIELDS, NUMBER_FIELDS, digest
 
 __all__ = [
@@ -34,7 +35,6 @@ RANGE_TURNS = 262_144
 """Turns (by rowid) read per query: bounds the longest buffer SQLite builds and Python holds
 (tens of megabytes), whatever the size of the run."""
 
-_UNIT = "\x1f"
 TEXT_COLUMNS = ("round_kind", "judge", "judge_model")
 _CODE = {name: index for index, name in enumerate(CODE_FIELDS)}
 
@@ -157,7 +157,7 @@ def _trial_positions_by_key(store: Store, trial_keys: Sequence[str]) -> np.ndarr
             (start, start + RANGE_TURNS - 1),
         ).fetchone()
         if text is not None:
-            parts.append(index.get_indexer(pd.Index(text.split(_UNIT))))
+            parts.append(index.get_indexer(pd.Index(text.split(UNIT))))
     trial = _concat(parts, np.int64)
     if (trial < 0).any():
         raise ValueError("the store holds judge turns of a trial it does not hold")

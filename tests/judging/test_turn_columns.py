@@ -92,7 +92,7 @@ def test_a_store_written_before_packed_numbers_is_backfilled_and_reads_the_same(
     fresh = load_frames(store)
     store.close()
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE turns SET numbers = NULL, key_hashes = NULL")
+        db.execute("UPDATE turns SET numbers = NULL")
         db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     db.close()
     store = Store(path)
