@@ -19,25 +19,21 @@ Codes = npt.NDArray[np.int64]
 
 _LIMIT = 2**62
 """A combined key stays below this; past it the key so far is renumbered densely first."""
+_TABLE_FACTOR, _TABLE_SLACK = 8, 1024
+"""Keys ranging up to this many times the rows (plus the slack) are ranked by a table."""
 
 
 def _small_integer_codes(column: pd.Series) -> tuple[Codes, int] | None:
     """An integer column's values ranked among its distinct values (what a sorted factorize
-    numbers them) by a table over their range, when the range is small (rounds, positions,
-    replicates): a pass over the rows instead of hashing each."""
+    numbers them) by ``dense_codes``'s table over their range, when the range is small
+    (rounds, positions, replicates): a pass over the rows instead of hashing each."""
     if column.dtype.kind not in "iu" or len(column) == 0:
         return None
     values = column.to_numpy()
     low, high = int(values.min()), int(values.max())
-    if high - low >= 4 * len(values) + 1024:
+    if high - low >= _TABLE_FACTOR * len(values) + _TABLE_SLACK:
         return None
-    seen = np.zeros(high - low + 1, dtype=bool)
-    shifted = values - low if low else values
-    seen[shifted] = True
-    if seen.all():  # every value in the range occurs: the rank is the offset itself
-        return np.asarray(shifted, dtype=np.int64), len(seen)
-    rank = np.cumsum(seen) - 1
-    return np.asarray(rank[shifted], dtype=np.int64), int(rank[-1]) + 1
+    return dense_codes(np.asarray(values - low if low else values, dtype=np.int64))
 
 
 def sort_codes(column: pd.Series, rows: npt.NDArray[np.intp] | None = None) -> tuple[Codes, int]:
@@ -98,9 +94,12 @@ def dense_codes(key: Codes) -> tuple[Codes, int]:
         return out, 0
     present = key[valid]
     top = int(present.max()) + 1
-    if top <= 8 * len(present) + 1024:
+    if top <= _TABLE_FACTOR * len(present) + _TABLE_SLACK:
         seen = np.zeros(top, dtype=bool)
         seen[present] = True
+        if seen.all():  # every key in the range occurs: each is its own rank
+            out[valid] = present
+            return out, top
         rank = np.cumsum(seen) - 1
         out[valid] = rank[present]
         return out, int(seen.sum())
