@@ -11,6 +11,7 @@ strings are one object each.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.engine._trial_pack import DESIGN_NUMBERS, DESIGN_TEXTS, MISSING, UNIT
-from fairpanel.judging.engine._turn_read import read_turns, repeated_trials
+from fairpanel.judging.engine._turn_read import read_turn_packs, read_turns, repeated_trials
 from fairpanel.judging.experiment._config import DEFAULT_PANEL
 from fairpanel.judging.protocol._judgment import METRICS
 
@@ -153,8 +154,11 @@ def frame_columns(
     each trial that repeats an earlier one left out, and those trials' keys. Without
     ``categorical`` the turns carry their request keys (``call_keys``); with it they do not
     (a million tuples of keys would cost more than the rest of a turn)."""
-    trials = _trials(store)
-    read = read_turns(store, trials["trial_keys"], keep_keys=not categorical)
+    # The turns' packs are read on another thread, during the trials' read.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="turns") as pool:
+        packs = pool.submit(read_turn_packs, store, keep_keys=not categorical)
+        trials = _trials(store)
+        read = read_turns(store, packs.result(), trials["trial_keys"])
     dropped = repeated_trials(
         store,
         trials["request_digest"],

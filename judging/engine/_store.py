@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -260,6 +261,24 @@ class Store:
         """A read-only query of the store's tables, for the readers in this package that need
         a large store in columns (``frame_columns``) rather than one record at a time."""
         return self._db.execute(sql, parameters)
+
+    @contextmanager
+    def reading_connection(self) -> Iterator[Callable[[str, Sequence[Any]], sqlite3.Cursor]]:
+        """Queries on a second, read-only connection to the store, closed on leaving: a reader
+        on another thread scans through it while this connection serves the caller. An
+        in-memory store has no second connection: its own serves both (SQLite serializes
+        them)."""
+        if str(self.path) == ":memory:":
+            yield self._db.execute
+            return
+        db = sqlite3.connect(
+            f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
+        )
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            yield db.execute
+        finally:
+            db.close()
 
     def trial_call_keys(self) -> dict[str, frozenset[str]]:
         """Every request key each stored trial's judge turns made (trials without turns are

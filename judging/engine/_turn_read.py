@@ -12,7 +12,8 @@ Trials that repeat one another are found from the trials' digests of their reque
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,9 @@ from fairpanel.judging.engine._turn_pack import CODE_FIELDS, NUMBER_FIELDS, dige
 
 __all__ = [
     "TurnColumns",
+    "TurnPacks",
     "duplicate_trials_of",
+    "read_turn_packs",
     "read_turns",
     "repeated_trials",
     "stored_call_keys",
@@ -75,23 +78,29 @@ def _packed(blob: bytes | None, dtype: str, width: int, count: int, what: str) -
     return values.reshape(count, width) if width > 1 else values
 
 
-class _Ranges:
-    """Accumulates the per-range arrays."""
+class TurnPacks:
+    """Every turn's packed codes and numbers (``_turn_pack``) as read, range by range, in
+    the table's order; and with ``keep_keys`` its request keys."""
 
     def __init__(self, keep_keys: bool) -> None:
-        self.codes: list[np.ndarray] = []
-        self.numbers: list[np.ndarray] = []
-        self.trial_keys: list[str] = []
+        self._codes: list[np.ndarray] = []
+        self._numbers: list[np.ndarray] = []
         self.keys: list[tuple[str, ...]] | None = [] if keep_keys else None
 
     def add(self, row: tuple[Any, ...]) -> None:
-        """One range's aggregates (see ``read_turns``)."""
+        """One range's aggregates (see ``read_turn_packs``)."""
         count, codes, numbers, keys = row
-        self.codes.append(_packed(codes, "<i8", len(CODE_FIELDS), count, "codes"))
-        self.numbers.append(_packed(numbers, "<f8", NUMBER_FIELDS, count, "numbers"))
+        self._codes.append(_packed(codes, "<i8", len(CODE_FIELDS), count, "codes"))
+        self._numbers.append(_packed(numbers, "<f8", NUMBER_FIELDS, count, "numbers"))
         if self.keys is not None:
             listed = json.loads(f"[{keys}]")
             self.keys.extend(tuple(map(str, found)) for found in listed)
+
+    def codes(self) -> np.ndarray:
+        return _concat(self._codes, np.int64, len(CODE_FIELDS))
+
+    def numbers(self) -> np.ndarray:
+        return _concat(self._numbers, float, NUMBER_FIELDS)
 
 
 def _concat(parts: list[np.ndarray], dtype: type, width: int = 0) -> np.ndarray:
@@ -111,27 +120,37 @@ def _range_sql(keep_keys: bool) -> str:
     )
 
 
-def _ranges(store: Store) -> range:
+Query = Callable[[str, Sequence[Any]], sqlite3.Cursor]
+
+
+def _ranges(read: Query) -> range:
     # Two subqueries: each is one b-tree descent, where a single min/max pair scans the table.
-    low, high = store.read(
-        "SELECT (SELECT min(rowid) FROM turns), (SELECT max(rowid) FROM turns)"
+    low, high = read(
+        "SELECT (SELECT min(rowid) FROM turns), (SELECT max(rowid) FROM turns)", ()
     ).fetchone()
     return range(int(low or 0), int(high or -1) + 1, RANGE_TURNS)
 
 
-def read_turns(store: Store, trial_keys: Sequence[str], *, keep_keys: bool) -> TurnColumns:
-    """Every judge turn of ``store``; a turn's ``trial`` is the position of its trial's key
-    in ``trial_keys``. With ``keep_keys`` the request keys are also returned as a tuple per
-    turn."""
-    ranges = _Ranges(keep_keys)
+def read_turn_packs(store: Store, *, keep_keys: bool) -> TurnPacks:
+    """Every judge turn's packs, read on a connection of its own: SQLite's joins of the
+    packs (most of a large store's reading) then run on another thread while this one reads
+    the trials. Python threads share one interpreter, but SQLite works without it."""
+    packs = TurnPacks(keep_keys)
     sql = _range_sql(keep_keys)
-    for start in _ranges(store):
-        row = store.read(sql, (start, start + RANGE_TURNS - 1)).fetchone()
-        if row[0]:
-            ranges.add(row)
-    codes = _concat(ranges.codes, np.int64, len(CODE_FIELDS))
+    with store.reading_connection() as read:
+        for start in _ranges(read):
+            row = read(sql, (start, start + RANGE_TURNS - 1)).fetchone()
+            if row[0]:
+                packs.add(row)
+    return packs
+
+
+def read_turns(store: Store, packs: TurnPacks, trial_keys: Sequence[str]) -> TurnColumns:
+    """Every judge turn of ``store`` from its ``packs``; a turn's ``trial`` is the position of
+    its trial's key in ``trial_keys``."""
+    codes = packs.codes()
     trial = _trial_positions(store, codes[:, _CODE["trial"]], trial_keys)
-    return _assemble(store, ranges, codes, trial)
+    return _assemble(store, packs, codes, trial)
 
 
 def _trial_positions(store: Store, digests: np.ndarray, trial_keys: Sequence[str]) -> np.ndarray:
@@ -151,7 +170,7 @@ def _trial_positions_by_key(store: Store, trial_keys: Sequence[str]) -> np.ndarr
     """The same from the turns' trial keys themselves (read only when digests collide)."""
     parts = []
     index = pd.Index(trial_keys)
-    for start in _ranges(store):
+    for start in _ranges(store.read):
         (text,) = store.read(
             "SELECT group_concat(trial_key, char(31)) FROM turns WHERE rowid BETWEEN ? AND ?",
             (start, start + RANGE_TURNS - 1),
@@ -183,11 +202,11 @@ def _names(store: Store, ids: np.ndarray) -> dict[str, pd.Categorical]:
     return columns
 
 
-def _assemble(store: Store, ranges: _Ranges, codes: np.ndarray, trial: np.ndarray) -> TurnColumns:
+def _assemble(store: Store, packs: TurnPacks, codes: np.ndarray, trial: np.ndarray) -> TurnColumns:
     order = np.lexsort((codes[:, _CODE["speaker"]], codes[:, _CODE["round"]], trial))
     names = _names(store, codes[order, _CODE["names"]])
-    numbers = _concat(ranges.numbers, float, NUMBER_FIELDS)[order]
-    keys = ranges.keys
+    numbers = packs.numbers()[order]
+    keys = packs.keys
     return TurnColumns(
         trial=trial[order],
         round=codes[order, _CODE["round"]],
