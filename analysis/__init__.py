@@ -80,8 +80,12 @@ from fairpanel.analysis._results import (
     RunResults,
 )
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
-from fairpanel.analysis._statistics import design_statistics, verdict_statistics
-from fairpanel.analysis._summary import analyze, analyze_arm
+from fairpanel.analysis._statistics import (
+    ReportPart,
+    design_parts,
+    verdict_statistics,
+)
+from fairpanel.analysis._summary import analyze, analyze_arm, arm_parts, arm_results
 from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
 
 __all__ = [
@@ -133,6 +137,7 @@ __all__ = [
     "PanelDifferenceRow",
     "PositionBiasBlock",
     "RankInterval",
+    "ReportPart",
     "RunInputs",
     "RunResults",
     "ScoreDifferenceBlock",
@@ -143,6 +148,8 @@ __all__ = [
     "agreement",
     "analyze",
     "analyze_arm",
+    "arm_parts",
+    "arm_results",
     "baseline_scores",
     "bonferroni",
     "bradley_terry",
@@ -157,7 +164,7 @@ __all__ = [
     "correct_effects",
     "debate_shift",
     "design_differences",
-    "design_statistics",
+    "design_parts",
     "failure_rates",
     "failure_rates_by_identity",
     "headline",

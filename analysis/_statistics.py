@@ -1,6 +1,6 @@
-"""The design-aware statistics of a run in one call: effects, their corrections and the headline,
-position bias (``verdict_statistics``, what the verdict rests on), then Bradley-Terry
-abilities, agreement, debate effects and failures by identity (``design_statistics``).
+"""The design-aware statistics of a run: effects, their corrections and the headline, position
+bias (``verdict_statistics``, what the verdict rests on), then Bradley-Terry abilities,
+agreement, debate effects and failures by identity (``design_parts``).
 
 Each block is computed by a pure function of its own module; this module only selects the rows
 each one needs and assembles plain JSON. ``analyze`` merges the result into ``results.json``.
@@ -8,6 +8,7 @@ each one needs and assembles plain JSON. ``analyze`` merges the result into ``re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -106,7 +107,11 @@ def verdict_statistics(
     return result
 
 
-def design_statistics(
+ReportPart = Callable[[], dict[str, Any]]
+"""One independent computation of an arm's report: the blocks it returns are merged into it."""
+
+
+def design_parts(
     scores: pd.DataFrame,
     verdicts: pd.DataFrame,
     turns: pd.DataFrame,
@@ -118,31 +123,36 @@ def design_statistics(
     seed: int = 0,
     n_boot: int = DEFAULT_BOOTSTRAP,
     n_boot_bradley_terry: int = DEFAULT_BT_BOOTSTRAP,
-) -> dict[str, Any]:
+) -> dict[str, ReportPart]:
     """The RESULTS_CONTRACT blocks (``headline``, ``effects``, ``multiple_comparisons``,
     ``position_bias``, ``bradley_terry``, ``agreement``, ``debate``, ``failures_by_identity``)
-    for one arm and treatment: ``verdict_statistics`` and the descriptive blocks. Bootstrap
-    intervals (Bradley-Terry, debate shifts) are seeded from ``seed``; a block without data is
-    empty."""
-    report = verdict_statistics(
-        scores,
-        verdicts,
-        turns,
-        consensus,
-        round_kind=round_kind,
-        alpha=alpha,
-        confidence=confidence,
-    )
-    scores = validate_scores(scores)
-    report |= {
-        "bradley_terry": bradley_terry(
-            verdicts, confidence=confidence, seed=seed, n_boot=n_boot_bradley_terry
-        )
-        if not verdicts.empty
-        else [],
-        "agreement": agreement(scores, turns),
-        "debate": debate(scores, confidence=confidence, seed=seed, n_boot=n_boot),
-        "failures_by_identity": failure_rates_by_identity(turns, confidence),
+    of one arm and treatment, as parts that only read the frames: a caller may run them in any
+    order or at once (``fairpanel report`` runs a large run's parts in forked workers) and
+    merges the same report. Bootstrap intervals (Bradley-Terry, debate shifts) are seeded from
+    ``seed``; a block without data is empty."""
+    validated = validate_scores(scores)
+    return {
+        "verdicts": lambda: verdict_statistics(
+            scores,
+            verdicts,
+            turns,
+            consensus,
+            round_kind=round_kind,
+            alpha=alpha,
+            confidence=confidence,
+        ),
+        "bradley_terry": lambda: {
+            "bradley_terry": bradley_terry(
+                verdicts, confidence=confidence, seed=seed, n_boot=n_boot_bradley_terry
+            )
+            if not verdicts.empty
+            else []
+        },
+        "agreement": lambda: {"agreement": agreement(validated, turns)},
+        "debate": lambda: {
+            "debate": debate(validated, confidence=confidence, seed=seed, n_boot=n_boot)
+        },
+        "failures_by_identity": lambda: {
+            "failures_by_identity": failure_rates_by_identity(turns, confidence)
+        },
     }
-    result: dict[str, Any] = jsonable(report)
-    return result

@@ -7,6 +7,7 @@ typed, so that ``json.dumps(report, allow_nan=False)`` always works, whatever th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from fairpanel.analysis._frames import (
 from fairpanel.analysis._pairs import win_rates
 from fairpanel.analysis._results import ArmResults
 from fairpanel.analysis._scores import mean_scores, mean_scores_records, score_difference_matrix
-from fairpanel.analysis._statistics import design_statistics
+from fairpanel.analysis._statistics import ReportPart, design_parts
 
 
 def _mean_scores_block(scores: pd.DataFrame, protocol: str, round_kind: str) -> dict[str, Any]:
@@ -83,35 +84,13 @@ def _distinct_shared_codes(columns: list[pd.Series]) -> int | None:
     return int(held.sum())
 
 
-def analyze_arm(
-    scores: pd.DataFrame,
-    verdicts: pd.DataFrame,
-    turns: pd.DataFrame,
-    round_kind: str = "final",
-    confidence: float = 0.95,
-    *,
-    consensus: pd.DataFrame | None = None,
-    alpha: float = 0.05,
-    seed: int = 0,
-) -> ArmResults:
-    """The typed report of one arm under one treatment (results.json's leading blocks).
-
-    Keys: ``n_trials`` ({protocol: int}); ``single`` with ``mean_scores``, ``chi_square`` and
-    ``score_difference`` ({category: matrix over all metrics}); ``pair`` with ``mean_scores``,
-    ``chi_square`` (same test on the scores given inside pair trials) and ``win_rates``;
-    ``failures``. Score-based entries use the judges' ``round_kind`` round (default: the final
-    round after discussion). A protocol without rows yields empty lists, not an error.
-    The design-aware blocks (``headline``, ``effects``, ...) come from ``design_statistics``;
-    ``consensus`` is the per-trial consensus frame (the judges' mean stands in without it).
-    """
-    check_choice(round_kind, ROUND_KINDS, "round_kind")
-    scores = validate_scores(scores)
-    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
-    turns = require_columns(turns, TURN_COLUMNS, "turns")
-
+def _descriptive_blocks(
+    scores: pd.DataFrame, verdicts: pd.DataFrame, turns: pd.DataFrame, round_kind: str,
+    confidence: float,
+) -> dict[str, Any]:  # fmt: skip
     single_scores = select_scores(scores, "single", round_kind, [CATEGORY])
     categories = sorted({str(c) for c in single_scores[CATEGORY].unique()})
-    report: dict[str, Any] = {
+    return {
         "n_trials": _trial_counts(scores, verdicts, turns),
         "round_kind": round_kind,
         "single": {
@@ -131,19 +110,80 @@ def analyze_arm(
         },
         "failures": [r.to_dict() for r in failure_rates(turns)],
     }
-    report.update(
-        design_statistics(
-            scores,
-            verdicts,
-            turns,
-            consensus,
-            round_kind=round_kind,
-            alpha=alpha,
-            confidence=confidence,
-            seed=seed,
-        )
+
+
+def arm_parts(
+    scores: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    turns: pd.DataFrame,
+    round_kind: str = "final",
+    confidence: float = 0.95,
+    *,
+    consensus: pd.DataFrame | None = None,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, ReportPart]:
+    """``analyze_arm``'s report as independent parts (see ``design_parts``); the frames are
+    checked here, before any part runs. ``arm_results`` assembles the parts' blocks."""
+    check_choice(round_kind, ROUND_KINDS, "round_kind")
+    scores = validate_scores(scores)
+    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
+    turns = require_columns(turns, TURN_COLUMNS, "turns")
+    design = design_parts(
+        scores,
+        verdicts,
+        turns,
+        consensus,
+        round_kind=round_kind,
+        alpha=alpha,
+        confidence=confidence,
+        seed=seed,
     )
+    return {
+        "descriptive": lambda: _descriptive_blocks(scores, verdicts, turns, round_kind, confidence)
+    } | design
+
+
+def arm_results(blocks: Iterable[dict[str, Any]]) -> ArmResults:
+    """The typed report of the blocks of an arm's parts, merged in the parts' order."""
+    report: dict[str, Any] = {}
+    for block in blocks:
+        report |= block
     return ArmResults.from_report(jsonable(report))
+
+
+def analyze_arm(
+    scores: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    turns: pd.DataFrame,
+    round_kind: str = "final",
+    confidence: float = 0.95,
+    *,
+    consensus: pd.DataFrame | None = None,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> ArmResults:
+    """The typed report of one arm under one treatment (results.json's leading blocks).
+
+    Keys: ``n_trials`` ({protocol: int}); ``single`` with ``mean_scores``, ``chi_square`` and
+    ``score_difference`` ({category: matrix over all metrics}); ``pair`` with ``mean_scores``,
+    ``chi_square`` (same test on the scores given inside pair trials) and ``win_rates``;
+    ``failures``. Score-based entries use the judges' ``round_kind`` round (default: the final
+    round after discussion). A protocol without rows yields empty lists, not an error.
+    The design-aware blocks (``headline``, ``effects``, ...) come from ``design_parts``;
+    ``consensus`` is the per-trial consensus frame (the judges' mean stands in without it).
+    """
+    parts = arm_parts(
+        scores,
+        verdicts,
+        turns,
+        round_kind,
+        confidence,
+        consensus=consensus,
+        alpha=alpha,
+        seed=seed,
+    )
+    return arm_results(part() for part in parts.values())
 
 
 def analyze(

@@ -20,8 +20,10 @@ from fairpanel.analysis import (
     DesignBlock,
     Effect,
     EffectRow,
+    ReportPart,
     RunResults,
-    analyze_arm,
+    arm_parts,
+    arm_results,
     control_false_positives,
     correct_effects,
     treatment_interactions,
@@ -30,8 +32,9 @@ from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames, respons
 from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json
 from fairpanel.run_folder._panel_comparison import compare_panels
+from fairpanel.run_folder._part_pool import run_parts
 
-__all__ = ["panel_results", "write_results"]
+__all__ = ["analyze_subsets", "panel_results", "write_results"]
 
 ALPHA = 0.05
 CONFIDENCE = 0.95
@@ -58,8 +61,8 @@ def _panel_order(run_dir: Path, found: list[str]) -> list[str]:
     return _configured_first(configured, found)
 
 
-def _analyze(frames: RunFrames) -> ArmResults:
-    return analyze_arm(
+def _parts(frames: RunFrames) -> dict[str, ReportPart]:
+    return arm_parts(
         frames.scores,
         frames.verdicts,
         frames.turns,
@@ -67,6 +70,21 @@ def _analyze(frames: RunFrames) -> ArmResults:
         alpha=ALPHA,
         confidence=CONFIDENCE,
     )
+
+
+def analyze_subsets(
+    subsets: dict[str, RunFrames], *, workers: int | None = None, processes: bool | None = None
+) -> dict[str, ArmResults]:
+    """Each subset's analysis, its parts (``arm_parts``) run several at once (``run_parts``:
+    ``workers`` and ``processes`` are its own). Parts rather than whole arms, so that one large
+    arm does not finish alone."""
+    done = run_parts(
+        {name: _parts(frames) for name, frames in subsets.items()},
+        sizes={name: len(frames.scores) for name, frames in subsets.items()},
+        workers=workers,
+        processes=processes,
+    )
+    return {name: arm_results(blocks) for name, blocks in done.items()}
 
 
 def _n_bases(frames: RunFrames, arm: str) -> int:
@@ -113,9 +131,14 @@ def _panel_block(
     by_treatment = {name: frames.where(arm="main", treatment=name) for name in treatments}
     by_arm = {arm: frames.where(arm=arm) for arm in arms if arm != "main"}
     controls = [arm for arm in arms if arm not in ("main", "injection")]
-    control_arms = {arm: _analyze(arm_frames) for arm, arm_frames in by_arm.items()}
+    # Keys: "treatment:" + name and "arm:" + name, so no treatment and arm names clash.
+    analysed = analyze_subsets(
+        {f"treatment:{name}": subset for name, subset in by_treatment.items()}
+        | {f"arm:{arm}": subset for arm, subset in by_arm.items()}
+    )
+    control_arms = {arm: analysed[f"arm:{arm}"] for arm in by_arm}
     return RunResults.assemble(
-        _analyze(by_treatment[treatments[0]]),
+        analysed[f"treatment:{treatments[0]}"],
         design=DesignBlock(
             arms=arms,
             treatments=treatments,
@@ -125,7 +148,7 @@ def _panel_block(
             warnings=warnings,
             note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
         ),
-        by_treatment={name: _analyze(by_treatment[name]) for name in treatments[1:]},
+        by_treatment={name: analysed[f"treatment:{name}"] for name in treatments[1:]},
         treatment_effects=_treatment_effects(by_treatment, treatments),
         control_arms=control_arms,
         injection_robustness=robustness,  # empty unless arms.injection is on
