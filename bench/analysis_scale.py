@@ -12,14 +12,19 @@ transaction with ``executemany``, so only the trials and turns tables grow; the 
 calls, responses (cloned per base), manifest and resolved config stay as a run leaves them.
 
 Each size's `fairpanel report` (results.json, the tables and report.html) runs in a fresh
-child process; its wall time and peak RSS (``ru_maxrss`` from ``os.wait4``) are printed with
+child process, with fairpanel's modules byte-compiled first as an installed package's are;
+its wall time, peak RSS (``ru_maxrss`` from ``os.wait4``: its largest process) and the peak
+of the summed PSS of all its processes (the report forks workers for a large run's analyses,
+sampled every 0.2 s) are printed with
 the seconds per 100k turns and, between consecutive sizes, how time grew against the turns.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -28,6 +33,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -242,22 +248,91 @@ def _flush(db: sqlite3.Connection, trials: list[Any], turns: list[Any]) -> None:
     turns.clear()
 
 
-def time_report(folder: Path) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of ``fairpanel report
-    FOLDER`` in a fresh process. CPU time is the steadier figure on a shared machine."""
+PACKAGES = (
+    "fairpanel",
+    "fairpanel.agents",
+    "fairpanel.scenarios",
+    "fairpanel.personas",
+    "fairpanel.judging",
+    "fairpanel.analysis",
+    "fairpanel.studies",
+    "fairpanel.report",
+)
+
+
+def compile_package() -> None:
+    """Byte-compile fairpanel's modules, as installing a package does. Where
+    PYTHONDONTWRITEBYTECODE is set (our machines set it) an editable checkout has no bytecode,
+    and every report would first compile its few hundred modules from source (about 0.3 s)."""
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for directory in (spec.submodule_search_locations or []) if spec else []:
+            compileall.compile_dir(directory, quiet=1)
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (Linux's /proc/PID/task/TID/children)."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        for children in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                pending += [int(child) for child in children.read_text().split()]
+            except OSError:
+                continue  # the task ended meanwhile
+    return found
+
+
+def _pss_mb(pid: int) -> float:
+    """The proportional set size of ``pid`` and its descendants together (MB): pages the
+    report's forked workers share with it count once, what they add counts too."""
+    total = 0
+    for process in _descendants(pid):
+        try:
+            rollup = Path(f"/proc/{process}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        pss = [line for line in rollup.splitlines() if line.startswith("Pss:")]
+        total += sum(int(line.split()[1]) for line in pss)
+    return total / 1024
+
+
+class PssPeak(threading.Thread):
+    """Samples the summed PSS of a process tree until the process ends; ``peak`` is the
+    largest sum seen. Every 0.2 s: the kernel walks a process's pages for each sample (some
+    20 ms for a 1.4 GB process), and sampling faster would slow the report it measures."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.2):
+            self.peak = max(self.peak, _pss_mb(self.pid))
+
+
+def time_report(folder: Path) -> tuple[float, float, float, float]:
+    """Wall seconds, CPU seconds (user + system, the report's workers included), peak RSS of
+    its largest process and peak summed PSS of all its processes (MB) of ``fairpanel report
+    FOLDER`` in a fresh process."""
     start = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-m", "fairpanel", "report", str(folder)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    sampler = PssPeak(child.pid)
+    sampler.start()
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
+    sampler.done.set()
+    sampler.join()
     if status != 0:
         assert child.stderr is not None
         sys.exit(f"fairpanel report {folder} failed:\n{child.stderr.read().decode()}")
     cpu = usage.ru_utime + usage.ru_stime
-    return seconds, cpu, usage.ru_maxrss / 1024  # Linux reports kilobytes
+    return seconds, cpu, usage.ru_maxrss / 1024, sampler.peak  # ru_maxrss is in kilobytes
 
 
 def main() -> None:
@@ -272,6 +347,7 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="analysis-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     template = make_template(work)
+    compile_package()
     rows = []
     for size in sizes:
         folder = work / f"turns-{size}"
@@ -282,20 +358,21 @@ def main() -> None:
         else:
             turns = synthesize(template, folder, size)
         made = time.perf_counter() - start
-        seconds, cpu, rss = time_report(folder)
+        seconds, cpu, rss, pss = time_report(folder)
         print(
             f"{turns:>9,} turns: synthesized in {made:.1f} s; report {seconds:.2f} s "
-            f"({cpu:.2f} s CPU), peak RSS {rss:,.0f} MB, load {os.getloadavg()[0]:.2f}",
+            f"({cpu:.2f} s CPU), peak RSS {rss:,.0f} MB, peak PSS of all its processes "
+            f"{pss:,.0f} MB, load {os.getloadavg()[0]:.2f}",
             flush=True,
         )
-        rows.append((turns, seconds, cpu, rss))
+        rows.append((turns, seconds, cpu, rss, pss))
     print(f"\nload: {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores; folders in {work}")
     print(
-        f"{'turns':>10} {'seconds':>8} {'CPU s':>7} {'peak MB':>8} {'s/100k':>7} "
+        f"{'turns':>10} {'seconds':>8} {'CPU s':>7} {'RSS MB':>7} {'PSS MB':>7} {'s/100k':>7} "
         f"{'time x':>7} {'CPU x':>6} {'turns x':>8}"
     )
     previous = None
-    for turns, seconds, cpu, rss in rows:
+    for turns, seconds, cpu, rss, pss in rows:
         growth = ""
         if previous is not None:
             growth = (
@@ -303,7 +380,7 @@ def main() -> None:
                 f"{turns / previous[0]:>8.1f}"
             )
         print(
-            f"{turns:>10,} {seconds:>8.2f} {cpu:>7.2f} {rss:>8,.0f} "
+            f"{turns:>10,} {seconds:>8.2f} {cpu:>7.2f} {rss:>7,.0f} {pss:>7,.0f} "
             f"{seconds / turns * 1e5:>7.2f} {growth}"
         )
         previous = (turns, seconds, cpu)
