@@ -14,8 +14,8 @@ calls, responses (cloned per base), manifest and resolved config stay as a run l
 Each size's `fairpanel report` (results.json, the tables and report.html) runs in a fresh
 child process, with fairpanel's modules byte-compiled first as an installed package's are;
 its wall time, peak RSS (``ru_maxrss`` from ``os.wait4``: its largest process) and the peak
-of the summed PSS of all its processes (the report forks workers for a large run's analyses,
-sampled every 0.2 s) are printed with
+of the summed PSS of all its processes (the report forks workers for a large run's analyses;
+sampled every 0.2 s in a second run, since sampling slows the report) are printed with
 the seconds per 100k turns and, between consecutive sizes, how time grew against the turns.
 """
 
@@ -312,10 +312,7 @@ class PssPeak(threading.Thread):
             self.peak = max(self.peak, _pss_mb(self.pid))
 
 
-def time_report(folder: Path) -> tuple[float, float, float, float]:
-    """Wall seconds, CPU seconds (user + system, the report's workers included), peak RSS of
-    its largest process and peak summed PSS of all its processes (MB) of ``fairpanel report
-    FOLDER`` in a fresh process."""
+def _report(folder: Path, sample_memory: bool) -> tuple[float, Any, float]:
     start = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-m", "fairpanel", "report", str(folder)],
@@ -323,16 +320,27 @@ def time_report(folder: Path) -> tuple[float, float, float, float]:
         stderr=subprocess.PIPE,
     )
     sampler = PssPeak(child.pid)
-    sampler.start()
+    if sample_memory:
+        sampler.start()
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
-    sampler.done.set()
-    sampler.join()
+    if sample_memory:
+        sampler.done.set()
+        sampler.join()
     if status != 0:
         assert child.stderr is not None
         sys.exit(f"fairpanel report {folder} failed:\n{child.stderr.read().decode()}")
+    return seconds, usage, sampler.peak
+
+
+def time_report(folder: Path) -> tuple[float, float, float, float]:
+    """Wall seconds, CPU seconds (user + system, the report's workers included) and peak RSS
+    of its largest process (MB) of ``fairpanel report FOLDER`` in a fresh process; then, from a
+    second run whose memory is sampled (sampling slows it), the peak summed PSS (MB)."""
+    seconds, usage, _ = _report(folder, sample_memory=False)
     cpu = usage.ru_utime + usage.ru_stime
-    return seconds, cpu, usage.ru_maxrss / 1024, sampler.peak  # ru_maxrss is in kilobytes
+    _, _, pss = _report(folder, sample_memory=True)
+    return seconds, cpu, usage.ru_maxrss / 1024, pss  # ru_maxrss is in kilobytes
 
 
 def main() -> None:
