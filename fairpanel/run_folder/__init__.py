@@ -29,6 +29,7 @@ from fairpanel.run_folder._folder import (
     read_frames,
     require_run_folder,
 )
+from fairpanel.run_folder._inspect_log import INSPECT_EXPORT, MissingExtraError, export_inspect
 from fairpanel.run_folder._load import Run, load_run
 from fairpanel.run_folder._panel_results import panel_results, write_results
 from fairpanel.run_folder._run import Reported, RunOutcome, report_run, run, run_async
@@ -36,10 +37,12 @@ from fairpanel.run_folder._run import Reported, RunOutcome, report_run, run, run
 __all__ = [
     "COMPARE_FILE",
     "COMPARE_PAGE",
+    "INSPECT_EXPORT",
     "RESPONSES_EXPORT",
     "RESULTS_FILE",
     "SUMMARY_FILE",
     "BadRunFolderError",
+    "MissingExtraError",
     "Reported",
     "Run",
     "RunConfig",
@@ -50,6 +53,7 @@ __all__ = [
     "config_schema",
     "default_run_dir",
     "estimate",
+    "export_inspect",
     "export_responses",
     "export_run",
     "load",
