@@ -129,6 +129,19 @@ def test_only_the_adapter_modules_import_autogen() -> None:
     assert not found, _offenders(found)
 
 
+def test_only_the_inspect_log_writer_imports_inspect_ai() -> None:
+    """Inspect AI is an optional extra: fairpanel must import and run without it, so only the
+    writer imports it, and only inside its functions."""
+    writer = "fairpanel.run_folder._inspect_log"
+    found = _importers_of({"inspect_ai"}, lambda m: m.name == writer)
+    found += [
+        f"{modules()[writer].where}:{imp.line} imports {imp.target} at module level"
+        for imp in modules()[writer].imports
+        if imp.target.partition(".")[0] == "inspect_ai" and not imp.in_function
+    ]
+    assert not found, _offenders(found)
+
+
 def test_nothing_below_the_cli_imports_it() -> None:
     found = [
         f"{module.where}:{imp.line} imports {imp.target}"
