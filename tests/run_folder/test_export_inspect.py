@@ -11,15 +11,13 @@ import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from conftest import Cli
-from helpers.runs import mock_run
 
-pytest.importorskip("inspect_ai")
-
-from inspect_ai.log import EvalLog, read_eval_log
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
 
 SECRET = "sk-test-inspect-export-do-not-leak-5c1f"
 
@@ -64,16 +62,23 @@ def secret_env() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def run_dir(secret_env: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return mock_run(Cli(), tmp_path_factory.mktemp("inspect_export"), EXPERIMENT).out
+    """The experiment run once on the mock, without its report (not needed here)."""
+    root = tmp_path_factory.mktemp("inspect_export")
+    (root / "experiment.yaml").write_text(EXPERIMENT, encoding="utf-8")
+    result = Cli()("run", str(root / "experiment.yaml"), "--out", str(root / "run"), "--no-report")
+    assert result.exit_code == 0, result.output
+    return root / "run"
 
 
 @pytest.fixture(scope="module")
 def log(run_dir: Path) -> EvalLog:
     """The default export (RUN_DIR/inspect.eval), read back by Inspect."""
+    inspect_log = pytest.importorskip("inspect_ai.log")
     result = Cli()("export", str(run_dir), "--format", "inspect")
     assert result.exit_code == 0, result.output
     assert "Wrote 16 trials" in result.output
-    return read_eval_log(str(run_dir / "inspect.eval"))
+    read: EvalLog = inspect_log.read_eval_log(str(run_dir / "inspect.eval"))
+    return read
 
 
 def _store(run_dir: Path, query: str) -> list[sqlite3.Row]:
@@ -194,6 +199,8 @@ def test_json_output_and_no_secret_in_either_file(
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
     assert json.loads(text)["eval"]["task"] == "fairpanel/inspect-export"
+    from inspect_ai.log import read_eval_log
+
     assert len(read_eval_log(str(out)).samples or []) == 16
     assert SECRET not in text
     with zipfile.ZipFile(run_dir / "inspect.eval") as archive:
@@ -205,10 +212,11 @@ def test_json_output_and_no_secret_in_either_file(
 
 
 def test_without_the_extra_it_says_what_to_install(
-    cli: Cli, run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Runs with or without inspect_ai installed: the check comes before anything is read."""
     monkeypatch.setitem(sys.modules, "inspect_ai", None)  # as if it were not installed
-    result = cli("export", str(run_dir), "--format", "inspect", "--out", str(tmp_path / "x.eval"))
+    result = cli("export", str(tmp_path), "--format", "inspect", "--out", str(tmp_path / "x.eval"))
     assert result.exit_code == 2
     assert "install fairpanel[inspect]" in result.output
     assert not (tmp_path / "x.eval").exists()
