@@ -26,9 +26,16 @@ from fairpanel.run_folder._folder import (
     read_json,
     require_run_folder,
 )
-from fairpanel.run_folder._transcripts import TrialTranscript, iter_transcripts
+from fairpanel.run_folder._transcripts import (
+    POSITIONS,
+    TrialTranscript,
+    consensus_scores,
+    iter_transcripts,
+    sample_metadata,
+)
 
 if TYPE_CHECKING:
+    from inspect_ai.event import ModelEvent
     from inspect_ai.log import EvalSample, EvalScore
     from inspect_ai.model import ChatMessage
 
@@ -36,7 +43,6 @@ __all__ = ["INSPECT_EXPORT", "MissingExtraError", "export_inspect"]
 
 INSPECT_EXPORT = "inspect.eval"
 _TASK_PREFIX = "fairpanel"
-_POSITIONS = ("A", "B")
 
 
 class MissingExtraError(RuntimeError):
@@ -62,53 +68,6 @@ def _digest(config: Any) -> str | None:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _sample_metadata(trial: TrialTranscript) -> dict[str, Any]:
-    spec = trial.spec
-    failures = [
-        {"judge": t["judge"], "round": t["round"], "error": t["parse_error"]}
-        for t in trial.turns
-        if t["parsed"] is None
-    ]
-    return {
-        "trial_key": trial.key,
-        "status": trial.status,
-        "protocol": spec["protocol"],
-        "arm": spec.get("arm", "main"),
-        "treatment": spec.get("treatment", "none"),
-        "panel": spec.get("panel"),
-        "category": spec["category"],
-        "base_id": spec["base_id"],
-        "scenario_id": spec["scenario_id"],
-        "identities": list(spec.get("identities", [])),
-        "authors": list(spec.get("authors", [])),
-        "response_indices": list(spec.get("response_indices", [])),
-        "signal": spec.get("signal", "explicit"),
-        "label_position": spec.get("label_position", "tag"),
-        "replicate": spec.get("replicate"),
-        "responder_model": spec.get("responder_model"),
-        "judges": {seat["persona"]: seat.get("model_id") for seat in spec.get("seats", [])},
-        "consensus_rule": spec.get("consensus"),
-        "discussion_rounds": spec.get("discussion_rounds"),
-        "parse_failures": failures,
-        "reasks": sum(int(t["attempts"]) - 1 for t in trial.turns),
-    }
-
-
-def _consensus_scores(trial: TrialTranscript) -> dict[str, dict[str, float]]:
-    """Per metric, the consensus score of each candidate position (A, and B in pair trials)."""
-    scores = (trial.consensus or {}).get("scores") or {}
-    by_metric: dict[str, dict[str, float]] = {}
-    for metric in METRICS:
-        values = {
-            position: float(scores[position][metric])
-            for position in _POSITIONS
-            if isinstance(scores.get(position), dict) and scores[position].get(metric) is not None
-        }
-        if values:
-            by_metric[metric] = values
-    return by_metric
-
-
 class _Totals:
     """Run-level means of the samples' scores, for the log's results block."""
 
@@ -131,7 +90,7 @@ class _Totals:
         for metric in METRICS:
             metrics = {
                 f"mean_{position}": EvalMetric(name=f"mean_{position}", value=total / count)
-                for position in _POSITIONS
+                for position in POSITIONS
                 for total, count in [self.sums.get((metric, position), (0.0, 0))]
                 if count
             }
@@ -143,33 +102,84 @@ class _Totals:
                 f"share_{position}": EvalMetric(
                     name=f"share_{position}", value=self.verdicts.get(position, 0) / decided
                 )
-                for position in _POSITIONS
+                for position in POSITIONS
             }
             out.append(EvalScore(name="verdict", scorer="consensus", metrics=rates))
         return out
 
 
-def _messages(trial: TrialTranscript) -> list[ChatMessage]:
+def _message_key(role: str, text: str, id_parts: tuple[Any, ...]) -> str:
+    return hashlib.sha256(json.dumps([role, text, *id_parts]).encode("utf-8")).hexdigest()[:22]
+
+
+def _chat(
+    role: str, text: str, id_parts: tuple[Any, ...], model: str | None = None, **extra: Any
+) -> ChatMessage:
+    """An Inspect message with an id derived from ``id_parts`` (so the file is reproducible,
+    and a message repeated in several calls' inputs is one message to Inspect's readers)."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
+    key = _message_key(role, text, id_parts)
+    if role == "assistant":
+        return ChatMessageAssistant(id=key, content=text, model=model, source="generate", **extra)
+    if role == "system":
+        return ChatMessageSystem(id=key, content=text, **extra)
+    return ChatMessageUser(id=key, content=text, **extra)
+
+
+def _messages(trial: TrialTranscript) -> list[ChatMessage]:
     messages: list[ChatMessage] = []
     if trial.context is not None:
-        messages.append(ChatMessageSystem(content=trial.context, source="input"))
-    for message in trial.messages:
-        if message.role == "assistant":
-            messages.append(
-                ChatMessageAssistant(
-                    content=message.text,
-                    model=message.model,
-                    source="generate",
-                    metadata=message.metadata,
-                )
-            )
-        elif message.role == "system":
-            messages.append(ChatMessageSystem(content=message.text, metadata=message.metadata))
-        else:
-            messages.append(ChatMessageUser(content=message.text, metadata=message.metadata))
+        messages.append(_chat("system", trial.context, ("context",), source="input"))
+    for index, m in enumerate(trial.messages):
+        messages.append(_chat(m.role, m.text, ("sample", index), m.model, metadata=m.metadata))
     return messages
+
+
+def _events(trial: TrialTranscript) -> list[ModelEvent]:
+    """One model event per stored call: its whole input as sent and the reply, so Inspect's
+    transcript view and ``messages_df`` see every call the panel made."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.model import (
+        ChatCompletionChoice,
+        ChatMessageAssistant,
+        GenerateConfig,
+        ModelOutput,
+        ModelUsage,
+    )
+
+    events = []
+    for call in trial.calls:
+        owner = [call.judge]
+        inputs = [
+            _chat(role, text, tuple(owner if role == "assistant" else []), call.model)
+            for role, text in call.messages
+        ]
+        key = _message_key("assistant", call.reply, (call.judge,))
+        reply = ChatMessageAssistant(id=key, content=call.reply, model=call.model)
+        output = ModelOutput(
+            model=call.model,
+            choices=[ChatCompletionChoice(message=reply, stop_reason="stop")],
+            usage=ModelUsage(
+                input_tokens=call.prompt_tokens,
+                output_tokens=call.completion_tokens,
+                total_tokens=call.prompt_tokens + call.completion_tokens,
+            ),
+        )
+        events.append(
+            ModelEvent(
+                timestamp=_utc(call.created_at),
+                model=call.model,
+                role=call.judge,
+                input=inputs,
+                tools=[],
+                tool_choice="none",
+                config=GenerateConfig(),
+                output=output,
+                cache="read",
+            )
+        )
+    return events
 
 
 def _sample(trial: TrialTranscript, totals: _Totals) -> EvalSample:
@@ -177,17 +187,17 @@ def _sample(trial: TrialTranscript, totals: _Totals) -> EvalSample:
     from inspect_ai.model import ModelOutput, ModelUsage
     from inspect_ai.scorer import Score
 
-    metadata = _sample_metadata(trial)
-    by_metric = _consensus_scores(trial)
+    metadata = sample_metadata(trial)
+    by_metric = consensus_scores(trial)
     scores: dict[str, Score] = {
         metric: Score(value=values, metadata={"identities": metadata["identities"]})
         for metric, values in by_metric.items()
     }
     winner = (trial.consensus or {}).get("winner")
-    winner = winner if winner in _POSITIONS else None
+    winner = winner if winner in POSITIONS else None
     if trial.spec["protocol"] == "pair" and trial.consensus is not None:
         identities = metadata["identities"]
-        identity = identities[_POSITIONS.index(winner)] if winner else None
+        identity = identities[POSITIONS.index(winner)] if winner else None
         undecided = "tie" if trial.consensus.get("votes") else "none"
         scores["verdict"] = Score(
             value=winner or undecided,
@@ -203,10 +213,12 @@ def _sample(trial: TrialTranscript, totals: _Totals) -> EvalSample:
     )
     return EvalSample(
         id=trial.key,
+        uuid=trial.key[:22],  # reproducible (Inspect's own are random); trial keys are hashes
         epoch=1,
         input=trial.context or f"scenario {trial.spec['scenario_id']} (prompt not stored)",
         target="",
         messages=_messages(trial),
+        events=_events(trial),
         output=output,
         scores=scores or None,
         metadata=metadata,

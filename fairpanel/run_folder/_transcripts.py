@@ -5,7 +5,8 @@ judge's request repeats its whole conversation so far, so a transcript takes fro
 only what is new to that judge since its previous answer, and leaves out the relays of the
 other judges' answers (they appear as those judges' own turns). What is read here is plain data;
 the Inspect log writer (``_inspect_log``) turns it into Inspect's models, so this module works
-without the optional extra.
+without the optional extra. The sample metadata (the design a reader filters trials by) is
+made here too, for the same reason.
 """
 
 from __future__ import annotations
@@ -16,9 +17,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fairpanel.judging import Store
+from fairpanel.judging import METRICS, Store
 
-__all__ = ["TranscriptMessage", "TrialTranscript", "iter_transcripts"]
+__all__ = [
+    "POSITIONS",
+    "TranscriptCall",
+    "TranscriptMessage",
+    "TrialTranscript",
+    "consensus_scores",
+    "iter_transcripts",
+    "sample_metadata",
+]
+
+POSITIONS = ("A", "B")
 
 Role = Literal["system", "user", "assistant"]
 
@@ -30,6 +41,20 @@ class TranscriptMessage:
     judge: str | None = None
     model: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TranscriptCall:
+    """One model call of a judge turn, as the call cache stored it."""
+
+    judge: str
+    model: str
+    messages: list[tuple[str, str]]
+    """(role, text) of every message sent, the judge's whole conversation so far."""
+    reply: str
+    prompt_tokens: int
+    completion_tokens: int
+    created_at: str
 
 
 @dataclass(frozen=True)
@@ -47,23 +72,31 @@ class TrialTranscript:
     """The store's turns (``Store.iter_turns`` rows) in round and speaking order."""
     usage: dict[str, tuple[int, int]]
     """Prompt and completion tokens by judge model, over every attempt."""
+    calls: list[TranscriptCall] = field(default_factory=list)
+    """Every stored call of the trial's turns, in turn and attempt order."""
 
 
 def _text(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
-def _requests(store: Store, keys: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """The messages of each stored call in ``keys`` (a turn's calls may be missing from a
-    store whose cache was pruned; its prompt is then left out)."""
-    found: dict[str, list[dict[str, Any]]] = {}
+_Stored = tuple[list[dict[str, Any]], str, int, int, str]
+
+
+def _requests(store: Store, keys: list[str]) -> dict[str, _Stored]:
+    """The messages, reply, tokens and time of each stored call in ``keys`` (a turn's calls
+    may be missing from a store whose cache was pruned; its prompt is then left out)."""
+    found: dict[str, _Stored] = {}
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ", ".join("?" * len(chunk))
-        for key, request in store.read(
-            f"SELECT key, request FROM calls WHERE key IN ({marks})", chunk
+        for key, request, reply, prompt, completion, created in store.read(
+            "SELECT key, request, reply, prompt_tokens, completion_tokens, created_at "
+            f"FROM calls WHERE key IN ({marks})",
+            chunk,
         ):
-            found[str(key)] = list(json.loads(request).get("messages", []))
+            messages = list(json.loads(request).get("messages", []))
+            found[str(key)] = (messages, str(reply), int(prompt), int(completion), str(created))
     return found
 
 
@@ -93,8 +126,26 @@ def _common_prefix(before: list[tuple[str, str]], now: list[tuple[str, str]]) ->
     return count
 
 
+def _calls(turns: list[dict[str, Any]], requests: dict[str, _Stored]) -> list[TranscriptCall]:
+    return [
+        TranscriptCall(
+            judge=str(turn["judge"]),
+            model=str(turn["judge_model"]),
+            messages=[(str(m.get("role")), _text(m.get("content", ""))) for m in messages],
+            reply=reply,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            created_at=created,
+        )
+        for turn in turns
+        for key in turn["call_keys"]
+        if key in requests
+        for messages, reply, prompt, completion, created in [requests[key]]
+    ]
+
+
 def _messages(
-    turns: list[dict[str, Any]], requests: dict[str, list[dict[str, Any]]]
+    turns: list[dict[str, Any]], requests: dict[str, _Stored]
 ) -> tuple[str | None, list[TranscriptMessage]]:
     """The shared context and the trial's messages: per turn, the prompt new to its judge (the
     persona on a judge's first turn, the round's instruction, re-asks after a failed attempt and
@@ -106,7 +157,7 @@ def _messages(
     for turn in turns:
         judge = str(turn["judge"])
         where = {"judge": judge, "round": turn["round"], "round_kind": turn["round_kind"]}
-        calls = [requests[key] for key in turn["call_keys"] if key in requests]
+        calls = [requests[key][0] for key in turn["call_keys"] if key in requests]
         for attempt, messages in enumerate(calls, start=1):
             sent = [(str(m.get("role")), _text(m.get("content", ""))) for m in messages]
             start = _common_prefix(previous.get(judge, []), sent)
@@ -162,4 +213,53 @@ def iter_transcripts(store: Store) -> Iterator[TrialTranscript]:
             messages=messages,
             turns=turns,
             usage=_usage(turns),
+            calls=_calls(turns, requests),
         )
+
+
+def sample_metadata(trial: TrialTranscript) -> dict[str, Any]:
+    """What a reader filters trials by: the design, the seats, the parse failures and re-asks."""
+    spec = trial.spec
+    failures = [
+        {"judge": t["judge"], "round": t["round"], "error": t["parse_error"]}
+        for t in trial.turns
+        if t["parsed"] is None
+    ]
+    return {
+        "trial_key": trial.key,
+        "status": trial.status,
+        "protocol": spec["protocol"],
+        "arm": spec.get("arm", "main"),
+        "treatment": spec.get("treatment", "none"),
+        "panel": spec.get("panel"),
+        "category": spec["category"],
+        "base_id": spec["base_id"],
+        "scenario_id": spec["scenario_id"],
+        "identities": list(spec.get("identities", [])),
+        "authors": list(spec.get("authors", [])),
+        "response_indices": list(spec.get("response_indices", [])),
+        "signal": spec.get("signal", "explicit"),
+        "label_position": spec.get("label_position", "tag"),
+        "replicate": spec.get("replicate"),
+        "responder_model": spec.get("responder_model"),
+        "judges": {seat["persona"]: seat.get("model_id") for seat in spec.get("seats", [])},
+        "consensus_rule": spec.get("consensus"),
+        "discussion_rounds": spec.get("discussion_rounds"),
+        "parse_failures": failures,
+        "reasks": sum(int(t["attempts"]) - 1 for t in trial.turns),
+    }
+
+
+def consensus_scores(trial: TrialTranscript) -> dict[str, dict[str, float]]:
+    """Per metric, the consensus score of each candidate position (A, and B in pair trials)."""
+    scores = (trial.consensus or {}).get("scores") or {}
+    by_metric: dict[str, dict[str, float]] = {}
+    for metric in METRICS:
+        values = {
+            position: float(scores[position][metric])
+            for position in POSITIONS
+            if isinstance(scores.get(position), dict) and scores[position].get(metric) is not None
+        }
+        if values:
+            by_metric[metric] = values
+    return by_metric

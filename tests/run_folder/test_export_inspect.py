@@ -77,7 +77,9 @@ def log(run_dir: Path) -> EvalLog:
     result = Cli()("export", str(run_dir), "--format", "inspect")
     assert result.exit_code == 0, result.output
     assert "Wrote 16 trials" in result.output
-    read: EvalLog = inspect_log.read_eval_log(str(run_dir / "inspect.eval"))
+    read: EvalLog = inspect_log.read_eval_log(
+        str(run_dir / "inspect.eval"), resolve_attachments=True
+    )
     return read
 
 
@@ -159,6 +161,34 @@ def test_messages_are_the_turns_in_order(run_dir: Path, log: EvalLog) -> None:
         assert first.text == sample.input
     assert failures > 0, "the malformed mock should have left parse failures"
     assert rejected == sum(t["attempts"] - 1 for t in turns) > 0
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # inside Inspect's messages_df
+def test_every_call_is_a_model_event_and_messages_df_reads_them(
+    run_dir: Path, log: EvalLog
+) -> None:
+    assert log.samples is not None
+    calls = {row["key"]: row for row in _store(run_dir, "SELECT key, request, reply FROM calls")}
+    turns = _store(run_dir, "SELECT trial_key, judge, call_keys FROM turns")
+    for sample in log.samples:
+        keys = [
+            (t["judge"], key)
+            for t in turns
+            if t["trial_key"] == sample.id
+            for key in json.loads(t["call_keys"])
+        ]
+        events = [e for e in sample.events if e.event == "model"]
+        assert len(events) == len(keys)
+        for event, (judge, key) in zip(events, keys, strict=True):
+            assert event.role == judge
+            assert event.output.completion == calls[key]["reply"]
+            sent = json.loads(calls[key]["request"])["messages"]
+            assert [m.text for m in event.input] == [m["content"] for m in sent]
+    from inspect_ai.analysis import messages_df
+
+    frame = messages_df(str(run_dir / "inspect.eval"), quiet=True)
+    assert set(frame["sample_id"]) == {s.uuid for s in log.samples}
+    assert set(frame["role"]) == {"system", "user", "assistant"}
 
 
 def test_scores_are_the_consensus_and_pairs_have_a_verdict(run_dir: Path, log: EvalLog) -> None:
