@@ -250,3 +250,23 @@ def test_without_the_extra_it_says_what_to_install(
     assert result.exit_code == 2
     assert "install fairpanel[inspect]" in result.output
     assert not (tmp_path / "x.eval").exists()
+
+
+def test_a_failed_trial_is_a_sample_with_its_error() -> None:
+    pytest.importorskip("inspect_ai")
+    from fairpanel.run_folder._inspect_log import _sample, _Totals
+    from fairpanel.run_folder._transcripts import TrialTranscript
+
+    spec = {"protocol": "pair", "category": "gender", "base_id": "b", "scenario_id": "b/01"}
+    spec |= {"identities": ["female", "male"], "authors": ["a female", "a male"]}
+    trial = TrialTranscript(
+        key="f" * 64, spec=spec, status="failed", error="judge timed out", consensus=None,
+        context=None, messages=[], turns=[], usage={},
+    )  # fmt: skip
+    totals = _Totals()
+    sample = _sample(trial, totals)
+    assert sample.error is not None
+    assert sample.error.message == "judge timed out"
+    assert sample.scores is None
+    assert sample.metadata["status"] == "failed"
+    assert not totals.sums  # a failed trial adds nothing to the log's means
