@@ -26,7 +26,7 @@ from fairpanel.run_folder._folder import (
     read_json,
     require_run_folder,
 )
-from fairpanel.run_folder._transcripts import (
+from fairpanel.run_folder._inspect_trials import (
     POSITIONS,
     TrialTranscript,
     consensus_scores,

@@ -255,7 +255,7 @@ def test_without_the_extra_it_says_what_to_install(
 def test_a_failed_trial_is_a_sample_with_its_error() -> None:
     pytest.importorskip("inspect_ai")
     from fairpanel.run_folder._inspect_log import _sample, _Totals
-    from fairpanel.run_folder._transcripts import TrialTranscript
+    from fairpanel.run_folder._inspect_trials import TrialTranscript
 
     spec = {"protocol": "pair", "category": "gender", "base_id": "b", "scenario_id": "b/01"}
     spec |= {"identities": ["female", "male"], "authors": ["a female", "a male"]}

@@ -1,4 +1,5 @@
-"""Each trial of a run as a transcript: what the judges were shown and what each said, in order.
+"""Each trial of a run for the Inspect log: what the judges were shown and what each said, in
+order, with every call as sent.
 
 The store keeps every judge turn and, in the call cache, the exact messages each call sent. A
 judge's request repeats its whole conversation so far, so a transcript takes from each request
