@@ -20,6 +20,7 @@ from fairpanel.judging.engine._frames import RunFrames, duplicate_trials_of, loa
 from fairpanel.judging.engine._injection_frame import injection_robustness
 from fairpanel.judging.engine._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
 from fairpanel.judging.engine._provenance import MANIFEST_FILE, RESOLVED_CONFIG_FILE, environment
+from fairpanel.judging.engine._pulse import PulseHook, RunPulse
 from fairpanel.judging.engine._runner import Design, RunSummary, design_of, run_experiment
 from fairpanel.judging.engine._served import (
     ServedModel,
@@ -54,9 +55,11 @@ __all__ = [
     "ExportFormat",
     "ModelRole",
     "ProgressHook",
+    "PulseHook",
     "RunFolderBusyError",
     "RunFolderLock",
     "RunFrames",
+    "RunPulse",
     "RunSession",
     "RunSummary",
     "ServedModel",
