@@ -165,8 +165,8 @@ def _panels(results: RunResults) -> list[Line]:
     lines: list[Line] = [_heading("Panels", "fairest first")]
     for row in block.leaderboard:
         rank = (row.get("rank_interval") or {}).get("rank_label") or row.get("rank") or "-"
-        line = Text(f"{rank}. ", style="bold")
-        line.append(f"{row.get('panel', '')}: {_short_verdict(row.get('headline'))}")
+        line = Text(f"{row.get('panel', '')} ({rank})", style="bold")
+        line.append(f": {_short_verdict(row.get('headline'))}")
         lines.append(_indented(line))
     return lines
 
@@ -197,7 +197,7 @@ def run_answer(
         lines += _panels(results)
         card = headline_of(results)
         lines.append(_heading("Verdict"))
-        lines.append(_indented(card.verdict))
+        lines += [_indented(line) for line in (card.verdict, card.limits) if line]
         lines += _effects(results)
         lines += _position(results)
     lines.append(_failures(results, summary))
