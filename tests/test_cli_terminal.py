@@ -65,10 +65,10 @@ _BOX = re.compile("[│┃─━┌┏└┗┐┓┘┛├┡┤┩┼╇]")
 
 def _in_terminal(args: list[str], columns: int = 80) -> str:
     """``fairpanel *args`` with stdout and stderr on a pseudo-terminal ``columns`` wide (and
-    COLUMNS set so); what it printed. Forked from this process, which imported fairpanel
-    already, instead of a fresh interpreter that would spend seconds importing it again (rich
-chose its colours at that import, so the text comes without styles; the width it reads on
-every print)."""
+        COLUMNS set so); what it printed. Forked from this process, which imported fairpanel
+        already, instead of a fresh interpreter that would spend seconds importing it again (rich
+    chose its colours at that import, so the text comes without styles; the width it reads on
+    every print)."""
     pid, leader = pty.fork()
     if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
         code = 1

@@ -20,7 +20,7 @@ from fairpanel.judging.engine._frames import RunFrames, duplicate_trials_of, loa
 from fairpanel.judging.engine._injection_frame import injection_robustness
 from fairpanel.judging.engine._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
 from fairpanel.judging.engine._provenance import MANIFEST_FILE, RESOLVED_CONFIG_FILE, environment
-from fairpanel.judging.engine._pulse import PulseHook, RunPulse
+from fairpanel.judging.engine._pulse import PulseHook, RunPulse, metered
 from fairpanel.judging.engine._runner import Design, RunSummary, design_of, run_experiment
 from fairpanel.judging.engine._served import (
     ServedModel,
@@ -77,6 +77,7 @@ __all__ = [
     "failure_reason",
     "injection_robustness",
     "load_frames",
+    "metered",
     "name_id",
     "open_run_session",
     "packed_codes",
