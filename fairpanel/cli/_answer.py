@@ -162,7 +162,9 @@ def _panels(results: RunResults) -> list[Line]:
     block = results.panel_comparison
     if block is None:
         return []
-    lines: list[Line] = [_heading("Panels", "fairest first")]
+    called = sum(diff.called for diff in block.comparison.differences)
+    tested = f"{called} of {block.comparison.tests} panel differences called"
+    lines: list[Line] = [_heading("Panels", f"fairest first; {tested}")]
     for row in block.leaderboard:
         rank = (row.get("rank_interval") or {}).get("rank_label") or row.get("rank") or "-"
         line = Text(f"{row.get('panel', '')} ({rank})", style="bold")
@@ -196,7 +198,9 @@ def run_answer(
         results = given if isinstance(given, RunResults) else RunResults.model_validate(given)
         lines += _panels(results)
         card = headline_of(results)
-        lines.append(_heading("Verdict"))
+        panels = results.panel_comparison.panels if results.panel_comparison else []
+        whose = f"of panel {panels[0]}, the experiment's first" if panels else ""
+        lines.append(_heading("Verdict", whose))
         lines += [_indented(line) for line in (card.verdict, card.limits) if line]
         lines += _effects(results)
         lines += _position(results)
