@@ -162,7 +162,7 @@ def _panels(results: RunResults) -> list[Line]:
     block = results.panel_comparison
     if block is None:
         return []
-    called = sum(diff.called for diff in block.comparison.differences)
+    called = sum(bool(diff.called) for diff in block.comparison.differences)
     tested = f"{called} of {block.comparison.tests} panel differences called"
     lines: list[Line] = [_heading("Panels", f"fairest first; {tested}")]
     for row in block.leaderboard:
