@@ -17,6 +17,12 @@ from fairpanel.studies.label_bias._readers import CALIBRATIONS, LabelBiasResults
 __all__ = ["label_bias_report"]
 
 
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: capitalised, with a full stop."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def _stages(views: list[LabelView]) -> list[tuple[str, str]]:
     """The calibration stages these views hold: a stored run's (``fairpanel label-bias``) has
     no contextual calibration, which needs content-free prompts."""
@@ -55,13 +61,22 @@ def label_bias_report(results: Mapping[str, Any]) -> StudyPage:
             + ").",
             [line(v) for v in views if v is not worst],
         )
-    source = f"Verdicts stored in a {read.source} run. " if read.source else ""
+    source = f"Verdicts stored in a {read.source} run" if read.source else ""
+    contextual = (
+        read.contextual_calibration and f"Contextual calibration: {read.contextual_calibration}"
+    )
+    parts = [
+        source,
+        "RSD: relative spread of per-label accuracy; BiasScore: how far the mean label "
+        "distribution is from uniform",
+        read.probability_method,
+        read.loo_method,
+        contextual,
+    ]
     section = Section(
         "label-bias",
         "Label bias before and after calibration",
-        f"{source}RSD: relative spread of per-label accuracy; BiasScore: how far the mean "
-        f"label distribution is from uniform. {read.probability_method} {read.loo_method} "
-        f"{read.contextual_calibration}".rstrip(),
+        " ".join(_sentence(part) for part in parts if part),
     )
     section.figure(
         label_bias_figure(views),
