@@ -39,6 +39,8 @@ class StudyReportInputs:
     experiment: Mapping[str, Any] | None = None
     generated_at: str | None = None
     unit: str = "items"
+    results_file: str = "results.json"
+    """The run folder's file ``results`` came from (the page's footer names it)."""
     """What ``results["items_stored"]`` and summary.json count: a page about a judge-panel run
     (``fairpanel label-bias``) counts trials."""
 
@@ -133,6 +135,7 @@ def study_report_context(inputs: StudyReportInputs) -> dict[str, Any]:
         "generated_at": inputs.generated_at,
         "verdict": page.verdict,
         "unit": inputs.unit,
+        "results_file": inputs.results_file,
         "tiles": _tiles(results, summary or {}, inputs.unit),
         "warnings": _warnings(results, summary or {}, inputs.unit),
         "sections": sections,

@@ -260,6 +260,7 @@ def write_label_bias_report(run_dir: Path, results: dict[str, Any]) -> Path:
             experiment=experiment,
             generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             unit=unit,
+            results_file=LABEL_BIAS_FILE,
         )
     )
     return write_report_html(run_dir, html, LABEL_BIAS_REPORT)

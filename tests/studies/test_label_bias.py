@@ -143,6 +143,7 @@ def test_label_bias_writes_its_page_beside_the_run_report(
     )
     assert "(none → leave-one-out)" in document.text and "contextual →" not in document.text
     assert "Verdicts stored in a judge panel run" in document.text
+    assert "from the run folder's label_bias.json, summary.json" in document.text
     summary = read_json(out / "summary.json")
     assert "trials stored" in document.text  # a panel run counts trials, not items
     assert f"{summary['trials_ok']:,} ok · {summary['trials_failed']:,} failed" in document.text
