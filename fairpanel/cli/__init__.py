@@ -2,8 +2,9 @@
 
 The only package that imports typer and rich; nothing else imports it. ``_app`` builds the app
 and registers the commands, one module per group: ``_run`` (run, report, estimate), ``_export``,
-``_info`` (schema, scenarios, personas), ``_label_bias``, ``_compare``, ``_simulate``; the
-consoles, exit codes and progress bars they share are in ``_console``.
+``_info`` (schema, scenarios, personas; ``_study_info`` for study files), ``_label_bias``,
+``_compare``, ``_simulate``; the consoles, exit codes and progress bars they share are in
+``_console``.
 """
 
 from fairpanel.cli._app import app
