@@ -42,6 +42,13 @@ from fairpanel.report._study_sections import (
     VerdictTone,
     tables_page,
 )
+from fairpanel.report._transcripts import (
+    TRANSCRIPT_FILTERS,
+    TRANSCRIPTS_FILE,
+    transcripts_link,
+    transcripts_page,
+)
+from fairpanel.report._transcripts_data import TranscriptSource, embed_json
 from fairpanel.report._verdict import (
     Headline,
     decided_win_rates,
@@ -67,11 +74,15 @@ __all__ = [
     "StudyPage",
     "StudyReportInputs",
     "StudyVerdict",
+    "TRANSCRIPTS_FILE",
+    "TRANSCRIPT_FILTERS",
+    "TranscriptSource",
     "VerdictTone",
     "colour_map",
     "compare_columns",
     "decided_win_rates",
     "embed",
+    "embed_json",
     "format_p",
     "headline_of",
     "interval_bars",
@@ -86,6 +97,8 @@ __all__ = [
     "small_n_warnings",
     "styled",
     "tables_page",
+    "transcripts_link",
+    "transcripts_page",
     "ties_note",
     "write_report",
     "write_report_html",

@@ -1,0 +1,74 @@
+"""The transcripts page (``transcripts.html``): every trial of a run, filterable, one page of
+trials drawn at a time from data embedded in the page.
+
+The page is one offline file. Its data is a JSON document (``_transcripts_data``) in a
+``<script type="application/json">`` element, escaped so that no text of the run can close that
+element; the page's own script and style are allowed by their SHA-256 in a Content-Security-
+Policy that allows nothing else (no inline event handlers, no remote or local loads), and the
+script only ever shows run texts through ``textContent``.
+
+Filters live in the URL hash so a report can link to the trials behind a number:
+``transcripts.html#category=gender&identity=female&outcome=flipped&q=nurse``. The keys are
+``TRANSCRIPT_FILTERS`` (docs/transcripts.md says what each selects); values are URL-encoded,
+absent keys select everything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+from urllib.parse import urlencode
+
+from markupsafe import Markup
+
+from fairpanel.report._html import environment
+from fairpanel.report._transcripts_data import TranscriptSource, embed_json, transcript_payload
+
+__all__ = ["TRANSCRIPTS_FILE", "TRANSCRIPT_FILTERS", "transcripts_link", "transcripts_page"]
+
+TRANSCRIPTS_FILE = "transcripts.html"
+TRANSCRIPT_FILTERS = (
+    "category", "identity", "arm", "treatment", "panel", "judge", "protocol", "outcome", "q",
+    "trial", "page",
+)  # fmt: skip
+"""The hash keys the page reads, in the order links write them."""
+
+
+def transcripts_link(page: str = TRANSCRIPTS_FILE, **filters: Any) -> str:
+    """A link to the transcripts page filtered by ``filters`` (keys of ``TRANSCRIPT_FILTERS``;
+    None and empty values are left out)."""
+    unknown = set(filters) - set(TRANSCRIPT_FILTERS)
+    if unknown:
+        raise ValueError(f"unknown transcript filters: {sorted(unknown)}")
+    chosen = [(k, str(filters[k])) for k in TRANSCRIPT_FILTERS if filters.get(k) not in (None, "")]
+    return f"{page}#{urlencode(chosen)}" if chosen else page
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def transcripts_page(
+    source: TranscriptSource, run_name: str, report_link: str | None = None
+) -> str:
+    """The page's HTML for the trials of ``source``."""
+    env = environment()
+    loader = env.loader
+    assert loader is not None
+    script = loader.get_source(env, "transcripts.js")[0]
+    style = loader.get_source(env, "transcripts.css")[0]
+    csp = (
+        f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; "
+        "img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+    return env.get_template("transcripts.html.j2").render(
+        run_name=run_name,
+        report_link=report_link,
+        n_trials=len(source.key),
+        n_turns=len(source.turn_trial),
+        csp=csp,
+        style=Markup(style),
+        script=Markup(script),
+        data=Markup(embed_json(transcript_payload(source))),
+    )
