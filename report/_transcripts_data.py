@@ -9,7 +9,8 @@ page filters and searches these arrays and draws one page of trials at a time.
 Outcomes are decided here, once, as bits of ``t.out``: ``FLIPPED`` (a pair trial whose
 label-swapped twin, the same answers in the same order under swapped labels, has a different
 consensus winner), ``MOVED`` (some judge's final answer differs from its first-round answer:
-its verdict in a pair trial, its scores in a single one) and ``PARSE`` (some turn's answer did not validate after its re-asks).
+its verdict in a pair trial, its scores in a single one) and ``PARSE`` (some turn's answer did
+not validate after its re-asks).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ __all__ = ["FLIPPED", "MOVED", "PARSE", "TranscriptSource", "embed_json", "trans
 FLIPPED, MOVED, PARSE = 1, 2, 4
 METRIC_NAMES = ("creativity", "accuracy", "efficiency", "reliability")
 """The order of the metrics in a turn's packed scores (after the verdict position)."""
-_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_ESCAPES = {
+    "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"
+}  # fmt: skip
 _ESCAPE_TABLE = str.maketrans(_ESCAPES)
 
 
@@ -180,7 +183,8 @@ def _moved(source: TranscriptSource) -> np.ndarray:
     n = len(source.key)
     if not len(source.turn_trial):
         return np.zeros(n, dtype=bool)
-    judges, judge_codes = np.unique(np.asarray(source.turn_judge, dtype=object), return_inverse=True)
+    judge_names = np.asarray(source.turn_judge, dtype=object)
+    judges, judge_codes = np.unique(judge_names, return_inverse=True)
     group = source.turn_trial * len(judges) + judge_codes
     _, first = np.unique(group, return_index=True)
     _, last_reversed = np.unique(group[::-1], return_index=True)

@@ -31,8 +31,8 @@ from fairpanel.run_folder._folder import (
 )
 from fairpanel.run_folder._load import Run, load_run
 from fairpanel.run_folder._panel_results import panel_results, write_results
-from fairpanel.run_folder._transcripts import write_transcripts
 from fairpanel.run_folder._run import Reported, RunOutcome, report_run, run, run_async
+from fairpanel.run_folder._transcripts import write_transcripts
 
 __all__ = [
     "COMPARE_FILE",

@@ -27,7 +27,8 @@ def write_transcripts(run_dir: Path, out: Path | None = None) -> tuple[Path, int
     report = run_dir / REPORT_FILE
     link = None
     if report.is_file():
-        link = report.name if path.parent.resolve() == run_dir.resolve() else report.resolve().as_uri()
+        beside = path.parent.resolve() == run_dir.resolve()
+        link = report.name if beside else report.resolve().as_uri()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(transcripts_page(columns, name, link), encoding="utf-8")
     return path, len(columns.key)
