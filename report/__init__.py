@@ -42,13 +42,13 @@ from fairpanel.report._study_sections import (
     VerdictTone,
     tables_page,
 )
-from fairpanel.report._transcripts import (
+from fairpanel.report._transcripts import transcripts_page
+from fairpanel.report._transcripts_data import TranscriptSource, embed_json
+from fairpanel.report._transcripts_link import (
     TRANSCRIPT_FILTERS,
     TRANSCRIPTS_FILE,
     transcripts_link,
-    transcripts_page,
 )
-from fairpanel.report._transcripts_data import TranscriptSource, embed_json
 from fairpanel.report._verdict import (
     Headline,
     decided_win_rates,

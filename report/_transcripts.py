@@ -7,42 +7,21 @@ element; the page's own script and style are allowed by their SHA-256 in a Conte
 Policy that allows nothing else (no inline event handlers, no remote or local loads), and the
 script only ever shows run texts through ``textContent``.
 
-Filters live in the URL hash so a report can link to the trials behind a number:
-``transcripts.html#category=gender&identity=female&outcome=flipped&q=nurse``. The keys are
-``TRANSCRIPT_FILTERS`` (docs/transcripts.md says what each selects); values are URL-encoded,
-absent keys select everything.
+Filters live in the URL hash so a report can link to the trials behind a number
+(``_transcripts_link`` writes those links; docs/transcripts.md defines the format).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Any
-from urllib.parse import urlencode
 
 from markupsafe import Markup
 
 from fairpanel.report._html import environment
 from fairpanel.report._transcripts_data import TranscriptSource, embed_json, transcript_payload
 
-__all__ = ["TRANSCRIPTS_FILE", "TRANSCRIPT_FILTERS", "transcripts_link", "transcripts_page"]
-
-TRANSCRIPTS_FILE = "transcripts.html"
-TRANSCRIPT_FILTERS = (
-    "category", "identity", "arm", "treatment", "panel", "judge", "protocol", "outcome", "q",
-    "trial", "page",
-)  # fmt: skip
-"""The hash keys the page reads, in the order links write them."""
-
-
-def transcripts_link(page: str = TRANSCRIPTS_FILE, **filters: Any) -> str:
-    """A link to the transcripts page filtered by ``filters`` (keys of ``TRANSCRIPT_FILTERS``;
-    None and empty values are left out)."""
-    unknown = set(filters) - set(TRANSCRIPT_FILTERS)
-    if unknown:
-        raise ValueError(f"unknown transcript filters: {sorted(unknown)}")
-    chosen = [(k, str(filters[k])) for k in TRANSCRIPT_FILTERS if filters.get(k) not in (None, "")]
-    return f"{page}#{urlencode(chosen)}" if chosen else page
+__all__ = ["transcripts_page"]
 
 
 def _sha256(text: str) -> str:
