@@ -18,6 +18,7 @@ from fairpanel.report._transcripts_data import FLIPPED, MOVED, PARSE, transcript
 
 HOSTILE = '</script><img src=x onerror="alert(1)"><!-- &amp; \u2028\u2029 <script>x</script>'
 NAN = math.nan
+IDENTITIES = [("female", "male"), ("male", "female"), ("male", "female"), ("female",)]
 
 
 def test_embedded_json_cannot_close_its_script_and_reads_back_unchanged() -> None:
@@ -51,13 +52,8 @@ def _columns() -> TranscriptColumns:
         "base_id": ["b"] * 4,
         "scenario_id": ["b/01"] * 4,
         "replicate": [0] * 4,
-        "identities": [("female", "male"), ("male", "female"), ("male", "female"), ("female",)],
-        "authors": [
-            ("a female", "a male"),
-            ("a male", "a female"),
-            ("a male", "a female"),
-            ("a female",),
-        ],  # fmt: skip
+        "identities": IDENTITIES,
+        "authors": [tuple(f"a {i}" for i in ids) for ids in IDENTITIES],
         "response_indices": [(1, 2), (1, 2), (2, 1), (1,)],
         "task": ["the task"] * 4,
         "candidates": [(HOSTILE, "two"), (HOSTILE, "two"), ("two", HOSTILE), (HOSTILE,)],

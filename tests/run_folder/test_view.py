@@ -161,7 +161,8 @@ PROBE = """(async () => {
     });
     out[h] = { keys: [...document.querySelectorAll("article.trial")].map((a) => a.dataset.key),
       matches: Number(document.getElementById("count").dataset.matches),
-      selected: [...document.querySelectorAll("#filters select, #filters input")].map((f) => f.value) };
+      selected: [...document.querySelectorAll("#filters select, #filters input")]
+        .map((f) => f.value) };
   }
   const pre = document.createElement("pre");
   pre.id = "probe-results";
