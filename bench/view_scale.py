@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from analysis_scale import compile_package, make_template, synthesize  # noqa: E402
+from analysis_scale import compile_package, make_template, synthesize
 
-from fairpanel.judging import STORE_FILE  # noqa: E402
+from fairpanel.judging import STORE_FILE
 
 
 def time_view(folder: Path, out: Path) -> tuple[float, float, float]:

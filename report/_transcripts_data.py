@@ -123,15 +123,20 @@ def _number(value: float) -> str:
     return "–" if math.isnan(value) else f"{round(value, 2):g}"
 
 
-def _scores_text(row: np.ndarray, protocol: str) -> str:
-    """A turn's scores as ``A 7/3/6/6 · B 7/4/7/7`` (metrics in ``METRIC_NAMES`` order)."""
-    if protocol == "single":
-        values = row[1:5]
-        return "" if np.isnan(values).all() else "/".join(map(_number, values))
-    a, b = row[5:9], row[9:13]
-    if np.isnan(a).all() and np.isnan(b).all():
-        return ""
-    return f"A {'/'.join(map(_number, a))} · B {'/'.join(map(_number, b))}"
+def _turn_scores(source: TranscriptSource) -> list[float] | list[int]:
+    """Every turn's scores as one flat list, eight a turn (A's four metrics then B's; a single
+    answer's four then four missing), -1 for a missing score: integers when every score is one,
+    so the page's data stays small."""
+    scores = source.turn_scores
+    if not len(scores):
+        return []
+    single = np.asarray(source.protocol, dtype=object)[source.turn_trial] == "single"
+    missing = np.full((len(scores), 4), np.nan)
+    values = np.where(single[:, None], np.hstack([scores[:, 1:5], missing]), scores[:, 5:13])
+    values = np.where(np.isnan(values), -1.0, np.round(values, 2))
+    if np.array_equal(values, np.round(values)):
+        return values.astype(np.int64).ravel().tolist()  # type: ignore[no-any-return]
+    return values.ravel().tolist()  # type: ignore[no-any-return]
 
 
 def _consensus_text(scores: Mapping[str, Any] | None) -> str:
@@ -153,7 +158,7 @@ def _twins(source: TranscriptSource) -> tuple[list[int], list[int]]:
     """Each pair trial's label-swapped twin (same answers, same order, labels swapped) and
     order-swapped twin (the same labelled answers in the opposite order), or -1."""
     where: dict[Hashable, int] = {}
-    units = []
+    units: list[Hashable | None] = []
     for i, protocol in enumerate(source.protocol):
         ids, resp = source.identities[i], source.response_indices[i]
         if protocol != "pair" or len(ids) < 2 or len(resp) < 2:
@@ -199,7 +204,8 @@ def _moved(source: TranscriptSource) -> np.ndarray:
 
 
 def transcript_payload(source: TranscriptSource) -> dict[str, Any]:
-    """The page's document: ``s`` the string table, ``t`` the trial columns, ``u`` the turns."""
+    """The page's document: ``s`` the string table, ``t`` the trial columns, ``u`` the turns
+    (``u.scores``: eight a turn, see ``_turn_scores``)."""
     text = _Strings()
     n = len(source.key)
     label_twin, order_twin = _twins(source)
@@ -215,7 +221,6 @@ def transcript_payload(source: TranscriptSource) -> dict[str, Any]:
     def side(column: Sequence[tuple[Any, ...]], at: int) -> list[Any]:
         return [values[at] if len(values) > at else None for values in column]
 
-    protocols = [source.protocol[t] for t in source.turn_trial]
     verdicts = source.turn_scores[:, 0] if len(source.turn_scores) else np.zeros(0)
     starts = np.searchsorted(source.turn_trial, np.arange(n + 1))
     trials = {
@@ -247,10 +252,8 @@ def transcript_payload(source: TranscriptSource) -> dict[str, Any]:
         "judge": text.many(source.turn_judge),
         "round": source.turn_round.tolist(),
         "kind": text.many(source.turn_round_kind),
-        "verdict": [-1 if math.isnan(v) else int(v) for v in verdicts.tolist()],
-        "scores": text.many(
-            [_scores_text(row, p) for row, p in zip(source.turn_scores, protocols, strict=True)]
-        ),
+        "verdict": np.where(np.isnan(verdicts), -1, verdicts).astype(np.int64).tolist(),
+        "scores": _turn_scores(source),
         "reason": text.many(source.turn_reason),
         "raw": text.many(source.turn_raw),
         "perr": text.many(source.turn_parse_error),

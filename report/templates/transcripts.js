@@ -117,6 +117,12 @@
       ` · author "${str(T["auth" + side][i])}" · answer #${T["resp" + side][i]}`);
     return add(box, head, el("pre", "text", str(T["cand" + side][i])));
   }
+  function scoresText(i, u) {
+    const v = U.scores.slice(8 * u, 8 * u + 8).map((x) => (x < 0 ? "–" : String(x)));
+    if (U.scores.slice(8 * u, 8 * u + 8).every((x) => x < 0)) return "";
+    if (str(T.protocol[i]) === "single") return v.slice(0, 4).join("/");
+    return `A ${v.slice(0, 4).join("/")} · B ${v.slice(4).join("/")}`;
+  }
   function turnsTable(i) {
     const table = el("table", "turns");
     const head = el("tr");
@@ -130,7 +136,7 @@
       row.dataset.judge = str(U.judge[u]);
       const v = U.verdict[u];
       add(row, el("td", null, U.round[u]), el("td", null, str(U.kind[u])), el("td", null, str(U.judge[u])),
-        el("td", null, v < 0 ? "" : v === 0 ? "A" : "B"), el("td", null, str(U.scores[u])));
+        el("td", null, v < 0 ? "" : v === 0 ? "A" : "B"), el("td", null, scoresText(i, u)));
       const reason = el("td", "reason", str(U.reason[u]));
       const raw = el("details");
       add(raw, el("summary", null, "raw text"), el("pre", "raw", str(U.raw[u])));

@@ -94,7 +94,8 @@ def test_payload_finds_twins_and_outcomes_and_stores_each_text_once() -> None:
     assert strings.count(HOSTILE) == 1
     assert {strings[i] for i in trials["candA"]} == {HOSTILE, "two"}
     assert payload["u"]["verdict"] == [1, 0, 1, 1, 1, -1]
-    assert strings[payload["u"]["scores"][0]] == "A 5/5/5/5 · B 6/6/6/6"
+    assert payload["u"]["scores"][:8] == [5, 5, 5, 5, 6, 6, 6, 6]
+    assert payload["u"]["scores"][-8:] == [-1] * 8
     assert strings[payload["u"]["perr"][5]] == "no JSON object found"
 
 

@@ -256,3 +256,4 @@ def test_a_hostile_answer_shows_as_text_and_runs_nothing(
     assert dom.count("<script") == 3  # the data, the page's script and the helper's probe
     shown = [html.unescape(t) for t in re.findall(r'<pre class="text">(.*?)</pre>', body, re.S)]
     assert set(shown) == set(HOSTILE)
+    assert re.search(r"<td>A \d+/\d+/\d+/\d+ · B \d+/\d+/\d+/\d+</td>", body)
