@@ -30,7 +30,6 @@ METRIC_NAMES = ("creativity", "accuracy", "efficiency", "reliability")
 _ESCAPES = {
     "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"
 }  # fmt: skip
-_ESCAPE_TABLE = str.maketrans(_ESCAPES)
 
 
 class TranscriptSource(Protocol):
@@ -98,7 +97,10 @@ def embed_json(value: Any) -> str:
     """``value`` as JSON that cannot end the ``<script type="application/json">`` element it
     sits in, nor start a comment or an entity there: ``<``, ``>``, ``&`` and the two JavaScript
     line separators are written as ``\\u`` escapes, which ``JSON.parse`` reads back unchanged."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_ESCAPE_TABLE)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in _ESCAPES.items():
+        text = text.replace(raw, escaped)  # str.replace: far faster than translate on MBs
+    return text
 
 
 class _Strings:

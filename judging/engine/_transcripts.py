@@ -118,24 +118,34 @@ def read_transcripts(store: Store) -> TranscriptColumns:
             ("consensus_scores", consensus.get("scores") if consensus else None),
         ):
             trials[name].append(value)
+    # In storage order (a trial's turns are written together), sorted here: SQLite would sort
+    # the rows, texts and all, in a temporary b-tree.
     rows = store.read(
         "SELECT trial_key, round, round_kind, judge, raw_text, json_extract(parsed, '$.reason'), "
-        "parsed IS NOT NULL, parse_error, attempts, numbers FROM turns "
-        "ORDER BY trial_key, round, speaker_index"
+        "parsed IS NOT NULL, parse_error, attempts, numbers, speaker_index FROM turns"
     ).fetchall()
-    columns = list(zip(*rows, strict=True)) if rows else [()] * 10
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 11
+    del rows
+    trial = np.fromiter((index[k] for k in columns[0]), dtype=np.int64, count=len(columns[0]))
+    rounds = np.asarray(columns[1], dtype=np.int64)
+    order = np.lexsort((np.asarray(columns[10], dtype=np.int64), rounds, trial))
+    take = order.tolist()
+
+    def taken(values: tuple[Any, ...]) -> list[Any]:
+        return [values[i] for i in take]
+
     empty = bytes(8 * NUMBER_FIELDS)
-    packed = b"".join(blob if blob else empty for blob in columns[9])
+    packed = b"".join([blob if blob else empty for blob in taken(columns[9])])
     return TranscriptColumns(
         **trials,  # type: ignore[arg-type]
-        turn_trial=np.fromiter((index[k] for k in columns[0]), dtype=np.int64, count=len(rows)),
-        turn_round=np.asarray(columns[1], dtype=np.int64),
-        turn_round_kind=list(columns[2]),
-        turn_judge=list(columns[3]),
-        turn_raw=list(columns[4]),
-        turn_reason=[None if r is None else str(r) for r in columns[5]],
-        turn_parsed=np.asarray(columns[6], dtype=bool),
-        turn_parse_error=list(columns[7]),
-        turn_attempts=np.asarray(columns[8], dtype=np.int64),
-        turn_scores=np.frombuffer(packed, dtype="<f8").reshape(len(rows), NUMBER_FIELDS),
+        turn_trial=trial[order],
+        turn_round=rounds[order],
+        turn_round_kind=taken(columns[2]),
+        turn_judge=taken(columns[3]),
+        turn_raw=taken(columns[4]),
+        turn_reason=[None if r is None else str(r) for r in taken(columns[5])],
+        turn_parsed=np.asarray(columns[6], dtype=bool)[order],
+        turn_parse_error=taken(columns[7]),
+        turn_attempts=np.asarray(columns[8], dtype=np.int64)[order],
+        turn_scores=np.frombuffer(packed, dtype="<f8").reshape(len(take), NUMBER_FIELDS),
     )
