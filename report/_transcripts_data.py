@@ -137,8 +137,8 @@ def _turn_scores(source: TranscriptSource) -> list[float] | list[int]:
     values = np.where(single[:, None], np.hstack([scores[:, 1:5], missing]), scores[:, 5:13])
     values = np.where(np.isnan(values), -1.0, np.round(values, 2))
     if np.array_equal(values, np.round(values)):
-        return values.astype(np.int64).ravel().tolist()  # type: ignore[no-any-return]
-    return values.ravel().tolist()  # type: ignore[no-any-return]
+        return list(values.astype(np.int64).ravel().tolist())
+    return list(values.ravel().tolist())
 
 
 def _consensus_text(scores: Mapping[str, Any] | None) -> str:
@@ -173,14 +173,14 @@ def _twins(source: TranscriptSource) -> tuple[list[int], list[int]]:
         units.append(unit)
         where[(unit, resp[0], ids[0], resp[1], ids[1])] = i
     label, order = [-1] * len(units), [-1] * len(units)
-    for i, unit in enumerate(units):
-        if unit is None:
+    for i, found in enumerate(units):
+        if found is None:
             continue
         (r0, r1), (i0, i1) = source.response_indices[i][:2], source.identities[i][:2]
         if i0 != i1:
-            label[i] = where.get((unit, r0, i1, r1, i0), -1)
+            label[i] = where.get((found, r0, i1, r1, i0), -1)
         if r0 != r1:
-            order[i] = where.get((unit, r1, i1, r0, i0), -1)
+            order[i] = where.get((found, r1, i1, r0, i0), -1)
     return label, order
 
 

@@ -137,7 +137,7 @@ def read_transcripts(store: Store) -> TranscriptColumns:
     empty = bytes(8 * NUMBER_FIELDS)
     packed = b"".join([blob if blob else empty for blob in taken(columns[9])])
     return TranscriptColumns(
-        **trials,  # type: ignore[arg-type]
+        **trials,
         turn_trial=trial[order],
         turn_round=rounds[order],
         turn_round_kind=taken(columns[2]),
