@@ -257,3 +257,4 @@ def test_a_hostile_answer_shows_as_text_and_runs_nothing(
     shown = [html.unescape(t) for t in re.findall(r'<pre class="text">(.*?)</pre>', body, re.S)]
     assert set(shown) == set(HOSTILE)
     assert re.search(r"<td>A \d+/\d+/\d+/\d+ · B \d+/\d+/\d+/\d+</td>", body)
+    assert "label-swapped twin" in body and "changed: labels" in body
