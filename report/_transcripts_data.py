@@ -209,6 +209,13 @@ def transcript_payload(source: TranscriptSource) -> dict[str, Any]:
     """The page's document: ``s`` the string table, ``t`` the trial columns, ``u`` the turns
     (``u.scores``: eight a turn, see ``_turn_scores``)."""
     text = _Strings()
+    # The few distinct names first: a million turns then cite their judge and round kind with
+    # one or two digits instead of five.
+    for column in (
+        source.turn_round_kind, source.turn_judge, source.protocol, source.status, source.arm,
+        source.treatment, source.category, source.panel, source.consensus_winner,
+    ):  # fmt: skip
+        text.many(sorted({value for value in column if value is not None}))
     n = len(source.key)
     label_twin, order_twin = _twins(source)
     parse = np.zeros(n, dtype=bool)
