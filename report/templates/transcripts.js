@@ -192,12 +192,6 @@
     q.value = st.q || "";
     q.placeholder = "search texts";
     add(form, add(el("label", null, "search"), q));
-    form.addEventListener("change", () => {
-      const next = {};
-      for (const field of form.elements) if (field.name && field.value) next[field.name] = field.value;
-      setState(next);
-    });
-    form.addEventListener("submit", (e) => e.preventDefault());
   }
   function render() {
     const st = state();
@@ -226,6 +220,13 @@
       setState(st);
     });
   }
+  const form = document.getElementById("filters");
+  form.addEventListener("change", () => {
+    const next = {};
+    for (const field of form.elements) if (field.name && field.value) next[field.name] = field.value;
+    setState(next);
+  });
+  form.addEventListener("submit", (e) => e.preventDefault());
   window.addEventListener("hashchange", render);
   render();
 })();

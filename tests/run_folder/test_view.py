@@ -164,6 +164,14 @@ PROBE = """(async () => {
       selected: [...document.querySelectorAll("#filters select, #filters input")]
         .map((f) => f.value) };
   }
+  const outcome = document.querySelector('#filters select[name="outcome"]');
+  outcome.value = "parse";
+  await new Promise((done) => {
+    window.addEventListener("hashchange", () => setTimeout(done, 0), { once: true });
+    outcome.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+  const count = document.getElementById("count");
+  out.form = { hash: location.hash, matches: Number(count.dataset.matches) };
   const pre = document.createElement("pre");
   pre.id = "probe-results";
   pre.textContent = JSON.stringify(out);
@@ -204,6 +212,9 @@ def test_each_filter_in_the_hash_draws_exactly_its_trials(
     assert results["arm=placebo"]["keys"] == []
     assert 0 < len(results["outcome=flipped"]["keys"]) < len(payload["t"]["key"])
     assert "flipped" in results["treatment=none&outcome=flipped&identity=male"]["selected"]
+    # choosing an outcome in the form writes the hash, keeping the other filters
+    assert results["form"]["hash"] == "#identity=male&treatment=none&outcome=parse"
+    assert results["form"]["matches"] == len(_expected(payload, identity="male", outcome="parse"))
     # the word is in the nursing scenario's task and answers only
     assert 0 < len(results["q=orthopaedic"]["keys"]) < len(payload["t"]["key"])
 
