@@ -141,6 +141,9 @@ def test_view_writes_the_page_and_opens_it_unless_told_not_to(
     assert "Wrote 12 trials" in result.output
     bad = cli("view", str(tmp_path), "--no-open")
     assert bad.exit_code == 2 and "not a run folder" in bad.output
+    Store(tmp_path / STORE_FILE).close()
+    empty = cli("view", str(tmp_path), "--no-open")
+    assert empty.exit_code == 2 and "no judge-panel trials" in empty.output
 
 
 def test_the_run_has_every_outcome_kind(payload: dict[str, Any]) -> None:
