@@ -5,7 +5,9 @@ The page is one offline file. Its data is a JSON document (``_transcripts_data``
 ``<script type="application/json">`` element, escaped so that no text of the run can close that
 element; the page's own script and style are allowed by their SHA-256 in a Content-Security-
 Policy that allows nothing else (no inline event handlers, no remote or local loads), and the
-script only ever shows run texts through ``textContent``.
+script only ever shows run texts through ``textContent``. The judges' raw texts, the bulk of a
+large run and mostly distinct, are embedded gzipped (base64, which needs no escaping) and
+inflated by the browser's ``DecompressionStream`` after the first page of trials is drawn.
 
 Filters live in the URL hash so a report can link to the trials behind a number
 (``_transcripts_link`` writes those links; docs/transcripts.md defines the format).
@@ -14,7 +16,9 @@ Filters live in the URL hash so a report can link to the trials behind a number
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
+import json
 
 from markupsafe import Markup
 
@@ -41,6 +45,8 @@ def transcripts_page(
         f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; "
         "img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
     )
+    payload = transcript_payload(source)
+    raw = payload.pop("r")
     return env.get_template("transcripts.html.j2").render(
         run_name=run_name,
         report_link=report_link,
@@ -49,5 +55,6 @@ def transcripts_page(
         csp=csp,
         style=Markup(style),
         script=Markup(script),
-        data=Markup(embed_json(transcript_payload(source))),
+        data=Markup(embed_json(payload)),
+        raw=base64.b64encode(gzip.compress(json.dumps(raw).encode(), mtime=0)).decode(),
     )

@@ -206,9 +206,10 @@ def _moved(source: TranscriptSource) -> np.ndarray:
 
 
 def transcript_payload(source: TranscriptSource) -> dict[str, Any]:
-    """The page's document: ``s`` the string table, ``t`` the trial columns, ``u`` the turns
-    (``u.scores``: eight a turn, see ``_turn_scores``)."""
-    text = _Strings()
+    """The page's document: ``s`` the string table, ``r`` the judges' raw texts (a table of
+    their own: the page embeds it compressed), ``t`` the trial columns, ``u`` the turns
+    (``u.scores``: eight a turn, see ``_turn_scores``; ``u.raw`` indexes ``r``)."""
+    text, raw = _Strings(), _Strings()
     # The few distinct names first: a million turns then cite their judge and round kind with
     # one or two digits instead of five.
     for column in (
@@ -264,8 +265,11 @@ def transcript_payload(source: TranscriptSource) -> dict[str, Any]:
         "verdict": np.where(np.isnan(verdicts), -1, verdicts).astype(np.int64).tolist(),
         "scores": _turn_scores(source),
         "reason": text.many(source.turn_reason),
-        "raw": text.many(source.turn_raw),
+        "raw": raw.many(source.turn_raw),
         "perr": text.many(source.turn_parse_error),
         "attempts": source.turn_attempts.tolist(),
     }
-    return {"v": 1, "metrics": list(METRIC_NAMES), "s": list(text.index), "t": trials, "u": turns}
+    return {
+        "v": 1, "metrics": list(METRIC_NAMES), "s": list(text.index), "r": list(raw.index),
+        "t": trials, "u": turns,
+    }  # fmt: skip

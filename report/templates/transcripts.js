@@ -10,6 +10,16 @@
   const OUT = { flipped: 1, moved: 2, parse: 4 };
   const OUT_NAMES = { 1: "flipped", 2: "moved", 4: "parse failure" };
   const str = (i) => (i < 0 ? "" : S[i]);
+  // The judges' raw texts: gzipped JSON in #transcripts-raw, inflated once, after the first draw.
+  let RAW = null;
+  const rawReady = (async () => {
+    const bytes = Uint8Array.from(atob(document.getElementById("transcripts-raw").textContent.trim()),
+      (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    RAW = JSON.parse(await new Response(stream).text());
+    for (const pre of document.querySelectorAll("pre.raw[data-raw]")) pre.textContent = RAW[pre.dataset.raw];
+  })();
+  const raw = (i) => (i < 0 ? "" : RAW === null ? "(loading…)" : RAW[i]);
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -71,10 +81,12 @@
       const hit = new Uint8Array(S.length);
       S.forEach((s, i) => { if (s.toLowerCase().includes(q)) hit[i] = 1; });
       const h = (i) => i >= 0 && hit[i] === 1;
+      const rawHit = new Uint8Array(RAW.length);
+      RAW.forEach((s, i) => { if (s.toLowerCase().includes(q)) rawHit[i] = 1; });
       tests.push((i) => {
         for (const col of [T.key, T.task, T.candA, T.candB, T.identA, T.identB, T.authA, T.authB, T.scenario])
           if (h(col[i])) return true;
-        for (let u = T.t0[i]; u < T.t0[i + 1]; u++) if (h(U.reason[u]) || h(U.raw[u]) || h(U.perr[u])) return true;
+        for (let u = T.t0[i]; u < T.t0[i + 1]; u++) if (h(U.reason[u]) || rawHit[U.raw[u]] === 1 || h(U.perr[u])) return true;
         return false;
       });
     }
@@ -138,9 +150,9 @@
       add(row, el("td", null, U.round[u]), el("td", null, str(U.kind[u])), el("td", null, str(U.judge[u])),
         el("td", null, v < 0 ? "" : v === 0 ? "A" : "B"), el("td", null, scoresText(i, u)));
       const reason = el("td", "reason", str(U.reason[u]));
-      const raw = el("details");
-      add(raw, el("summary", null, "raw text"), el("pre", "raw", str(U.raw[u])));
-      add(reason, raw);
+      const text = el("pre", "raw", raw(U.raw[u]));
+      text.dataset.raw = U.raw[u];
+      add(reason, add(el("details"), el("summary", null, "raw text"), text));
       add(row, reason, el("td", U.perr[u] >= 0 ? "err" : null, U.perr[u] >= 0 ? str(U.perr[u]) : "ok"),
         el("td", null, U.attempts[u] > 1 ? `${U.attempts[u]} (${U.attempts[u] - 1} re-ask)` : U.attempts[u]));
       body.appendChild(row);
@@ -193,8 +205,10 @@
     q.placeholder = "search texts";
     add(form, add(el("label", null, "search"), q));
   }
-  function render() {
+  async function render() {
     const st = state();
+    document.body.dataset.rendered = "no";
+    if (st.q && RAW === null) await rawReady;
     buildForm(st);
     const found = matches(st);
     const pages = Math.max(1, Math.ceil(found.length / PAGE));

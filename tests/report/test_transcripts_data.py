@@ -3,6 +3,8 @@ outcomes decided from hand-built columns, and the links the report writes into t
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import math
@@ -93,6 +95,7 @@ def test_payload_finds_twins_and_outcomes_and_stores_each_text_once() -> None:
     assert trials["t0"] == [0, 2, 4, 5, 6]
     assert strings.count(HOSTILE) == 1
     assert {strings[i] for i in trials["candA"]} == {HOSTILE, "two"}
+    assert payload["r"] == ["raw " + HOSTILE] and payload["u"]["raw"] == [0] * 6
     assert payload["u"]["verdict"] == [1, 0, 1, 1, 1, -1]
     assert payload["u"]["scores"][:8] == [5, 5, 5, 5, 6, 6, 6, 6]
     assert payload["u"]["scores"][-8:] == [-1] * 8
@@ -102,9 +105,12 @@ def test_payload_finds_twins_and_outcomes_and_stores_each_text_once() -> None:
 def test_the_page_embeds_hostile_text_inertly_under_a_strict_policy() -> None:
     page = transcripts_page(_columns(), "run <b>name</b>")
     assert HOSTILE not in page and "<img" not in page
-    assert page.count("</script>") == 2  # the data element's and the page script's own
+    assert page.count("</script>") == 3  # the data, the raw texts and the page script
     data = re.search(r'id="transcripts-data">(.*?)</script>', page, re.DOTALL)
     assert data is not None and HOSTILE in json.loads(data.group(1))["s"]
+    packed = re.search(r'id="transcripts-raw">([A-Za-z0-9+/=]+)</script>', page)
+    assert packed is not None
+    assert json.loads(gzip.decompress(base64.b64decode(packed.group(1)))) == ["raw " + HOSTILE]
     policy = re.search(r'Content-Security-Policy" content="([^"]+)"', page)
     assert policy is not None
     rules = html.unescape(policy.group(1))

@@ -162,6 +162,7 @@ PROBE = """(async () => {
       window.addEventListener("hashchange", () => setTimeout(done, 0), { once: true });
       location.hash = h;
     });
+    while (document.body.dataset.rendered !== "yes") await new Promise((r) => setTimeout(r, 10));
     out[h] = { keys: [...document.querySelectorAll("article.trial")].map((a) => a.dataset.key),
       matches: Number(document.getElementById("count").dataset.matches),
       selected: [...document.querySelectorAll("#filters select, #filters input")]
@@ -197,7 +198,12 @@ def test_each_filter_in_the_hash_draws_exactly_its_trials(
     page: Path, payload: dict[str, Any], tmp_path: Path
 ) -> None:
     binary = chromium_or_skip()
-    hashes = [*FILTERS, "q=orthopaedic", "treatment=none&outcome=flipped&identity=male"]
+    hashes = [
+        *FILTERS,
+        "q=orthopaedic",
+        "q=QUITE+highly",
+        "treatment=none&outcome=flipped&identity=male",
+    ]
     probe = PROBE % json.dumps(hashes)
     digest = base64.b64encode(hashlib.sha256(probe.encode()).digest()).decode()
     text = page.read_text(encoding="utf-8")
@@ -218,6 +224,14 @@ def test_each_filter_in_the_hash_draws_exactly_its_trials(
     # choosing an outcome in the form writes the hash, keeping the other filters
     assert results["form"]["hash"] == "#identity=male&treatment=none&outcome=parse"
     assert results["form"]["matches"] == len(_expected(payload, identity="male", outcome="parse"))
+    # a phrase only the unparseable answers' raw texts hold (searched once they are inflated)
+    t, u, r = payload["t"], payload["u"], payload["r"]
+    malformed = {
+        payload["s"][t["key"][i]]
+        for i in range(len(t["key"]))
+        if any("quite highly" in r[u["raw"][j]] for j in range(t["t0"][i], t["t0"][i + 1]))
+    }
+    assert set(results["q=QUITE+highly"]["keys"]) == malformed != set()
     # the word is in the nursing scenario's task and answers only
     assert 0 < len(results["q=orthopaedic"]["keys"]) < len(payload["t"]["key"])
 
@@ -267,8 +281,10 @@ def test_a_hostile_answer_shows_as_text_and_runs_nothing(
     assert "<img" not in dom
     body = dom[dom.index('<div id="trials">') : dom.index('<script type="application/json"')]
     assert "<script" not in body
-    assert dom.count("<script") == 3  # the data, the page's script and the helper's probe
+    assert dom.count("<script") == 4  # the data, the raw texts, the page script, the probe
     shown = [html.unescape(t) for t in re.findall(r'<pre class="text">(.*?)</pre>', body, re.S)]
     assert set(shown) == set(HOSTILE)
     assert re.search(r"<td>A \d+/\d+/\d+/\d+ · B \d+/\d+/\d+/\d+</td>", body)
     assert "label-swapped twin" in body and "changed: labels" in body
+    raw = re.findall(r'<pre class="raw" data-raw="\d+">(.*?)</pre>', body, re.DOTALL)
+    assert raw and all(html.unescape(text).startswith("{") for text in raw)  # inflated
