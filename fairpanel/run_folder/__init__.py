@@ -32,6 +32,7 @@ from fairpanel.run_folder._folder import (
 from fairpanel.run_folder._load import Run, load_run
 from fairpanel.run_folder._panel_results import panel_results, write_results
 from fairpanel.run_folder._run import Reported, RunOutcome, report_run, run, run_async
+from fairpanel.run_folder._transcripts import write_transcripts
 
 __all__ = [
     "COMPARE_FILE",
@@ -62,4 +63,5 @@ __all__ = [
     "run_async",
     "write_comparison",
     "write_results",
+    "write_transcripts",
 ]

@@ -36,6 +36,7 @@ from fairpanel.judging.engine._similar_responses import (
     similar_responses,
 )
 from fairpanel.judging.engine._store import STORE_FILE, STORE_SCHEMA_VERSION, Store, StudyItemRecord
+from fairpanel.judging.engine._transcripts import TranscriptColumns, read_transcripts
 from fairpanel.judging.engine._trial_pack import trial_design
 from fairpanel.judging.engine._turn_pack import name_id, packed_codes, packed_numbers
 from fairpanel.judging.engine._workers import ProgressHook, run_workers
@@ -67,6 +68,7 @@ __all__ = [
     "SimilarResponses",
     "Store",
     "StudyItemRecord",
+    "TranscriptColumns",
     "cost_by_role",
     "cost_of",
     "design_of",
@@ -83,6 +85,7 @@ __all__ = [
     "packed_codes",
     "packed_numbers",
     "read_export",
+    "read_transcripts",
     "response_warnings",
     "run_experiment",
     "run_workers",
