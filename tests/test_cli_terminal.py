@@ -145,6 +145,7 @@ def test_the_answer_gives_the_verdict_effects_position_failures_cost_and_report(
     assert failed in answer
     assert f"${summary['cost']['total_usd']:,.4f}" in answer and summary["cost"]["total_usd"] > 0
     assert _squeezed(str(folder / "report.html")) in _squeezed(answer)
+    assert _squeezed(f"Transcripts: fairpanel view {folder}") in _squeezed(answer)
 
 
 def test_tables_print_the_full_tables(printed: tuple[str, str]) -> None:

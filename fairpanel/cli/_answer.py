@@ -18,7 +18,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from fairpanel.analysis import EffectRow, RunResults
-from fairpanel.report import format_p, headline_of
+from fairpanel.report import TRANSCRIPTS_FILE, format_p, headline_of
 
 __all__ = ["print_answer", "run_answer", "study_answer"]
 
@@ -177,6 +177,11 @@ def _where(report_file: Path | None, run_dir: Path) -> list[Line]:
     lines: list[Line] = []
     if report_file is not None:
         lines.append(_heading("Report", str(report_file)))
+    transcripts = run_dir / TRANSCRIPTS_FILE
+    if transcripts.is_file():
+        lines.append(_heading("Transcripts", str(transcripts)))
+    else:
+        lines.append(Text(f"Transcripts: fairpanel view {run_dir}", style="dim"))
     lines.append(
         Text(f"Full tables: fairpanel report {run_dir} --tables (or results.json)", style="dim")
     )
