@@ -42,6 +42,13 @@ from fairpanel.report._study_sections import (
     VerdictTone,
     tables_page,
 )
+from fairpanel.report._transcripts import transcripts_page
+from fairpanel.report._transcripts_data import TranscriptSource, embed_json
+from fairpanel.report._transcripts_link import (
+    TRANSCRIPT_FILTERS,
+    TRANSCRIPTS_FILE,
+    transcripts_link,
+)
 from fairpanel.report._verdict import (
     Headline,
     decided_win_rates,
@@ -57,6 +64,8 @@ __all__ = [
     "PALETTE",
     "RANK_COLUMN",
     "REPORT_FILE",
+    "TRANSCRIPTS_FILE",
+    "TRANSCRIPT_FILTERS",
     "Block",
     "DisplayTables",
     "EmbeddedFigure",
@@ -67,11 +76,13 @@ __all__ = [
     "StudyPage",
     "StudyReportInputs",
     "StudyVerdict",
+    "TranscriptSource",
     "VerdictTone",
     "colour_map",
     "compare_columns",
     "decided_win_rates",
     "embed",
+    "embed_json",
     "format_p",
     "headline_of",
     "interval_bars",
@@ -87,6 +98,8 @@ __all__ = [
     "styled",
     "tables_page",
     "ties_note",
+    "transcripts_link",
+    "transcripts_page",
     "write_report",
     "write_report_html",
     "write_study_report",

@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import jinja2
 
 from fairpanel.report._numbers import format_p, percent, ties_note
+from fairpanel.report._transcripts_link import transcripts_link
 
 __all__ = ["environment", "integer", "percent", "redact"]
 
@@ -113,4 +114,5 @@ def environment() -> jinja2.Environment:
         cell=_cell,
         ties_note=ties_note,
     )
+    env.globals["transcripts_link"] = transcripts_link
     return env

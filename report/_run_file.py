@@ -77,10 +77,10 @@ def write_report(
     return write_report_html(run_dir, html)
 
 
-def write_report_html(run_dir: Path, html: str) -> Path:
-    """Write ``html`` to RUN_DIR/report.html atomically, so a reader never opens a half-written
-    file."""
-    target = run_dir / REPORT_FILE
+def write_report_html(run_dir: Path, html: str, name: str = REPORT_FILE) -> Path:
+    """Write ``html`` to RUN_DIR/``name`` (report.html) atomically, so a reader never opens a
+    half-written file."""
+    target = run_dir / name
     # A plain open (not mkstemp, which makes the file private) so the umask decides who may read.
     temporary = run_dir / f".report-{os.getpid()}.html"
     try:

@@ -38,13 +38,20 @@ class StudyReportInputs:
     manifest: Mapping[str, Any] | None = None
     experiment: Mapping[str, Any] | None = None
     generated_at: str | None = None
+    unit: str = "items"
+    results_file: str = "results.json"
+    """The run folder's file ``results`` came from (the page's footer names it)."""
+    """What ``results["items_stored"]`` and summary.json count: a page about a judge-panel run
+    (``fairpanel label-bias``) counts trials."""
 
 
-def _tiles(results: Mapping[str, Any], summary: Mapping[str, Any]) -> list[dict[str, str]]:
+def _tiles(
+    results: Mapping[str, Any], summary: Mapping[str, Any], unit: str
+) -> list[dict[str, str]]:
     stored = results.get("items_stored") or {}
     tiles = [
         {
-            "label": "items stored",
+            "label": f"{unit} stored",
             "value": integer(int(stored.get("ok", 0)) + int(stored.get("failed", 0))),
             "sub": f"{integer(stored.get('ok', 0))} ok · {integer(stored.get('failed', 0))} failed",
         }
@@ -71,11 +78,11 @@ def _tiles(results: Mapping[str, Any], summary: Mapping[str, Any]) -> list[dict[
     return tiles
 
 
-def _warnings(results: Mapping[str, Any], summary: Mapping[str, Any]) -> list[str]:
+def _warnings(results: Mapping[str, Any], summary: Mapping[str, Any], unit: str) -> list[str]:
     found = []
     failed = int((results.get("items_stored") or {}).get("failed", 0))
     if failed:
-        found.append(f"{failed:,} items failed and count in no statistic below.")
+        found.append(f"{failed:,} {unit} failed and count in no statistic below.")
     if summary.get("stopped"):
         found.append(f"The run stopped early: {summary['stopped']}. Results cover what was stored.")
     return found
@@ -127,8 +134,10 @@ def study_report_context(inputs: StudyReportInputs) -> dict[str, Any]:
         "study": str(results.get("study", "")),
         "generated_at": inputs.generated_at,
         "verdict": page.verdict,
-        "tiles": _tiles(results, summary or {}),
-        "warnings": _warnings(results, summary or {}),
+        "unit": inputs.unit,
+        "results_file": inputs.results_file,
+        "tiles": _tiles(results, summary or {}, inputs.unit),
+        "warnings": _warnings(results, summary or {}, inputs.unit),
         "sections": sections,
         "toc": [(s.id, s.title) for s in sections]
         + [("cost", "Cost"), ("provenance", "Provenance")],

@@ -28,13 +28,16 @@ from fairpanel.studies._results import study_results, write_study_results
 from fairpanel.studies._runner import StudySummary, run_study
 from fairpanel.studies.label_bias._runs import (
     LABEL_BIAS_FILE,
+    LABEL_BIAS_REPORT,
     Calibration,
     label_bias_of_run,
     write_label_bias,
+    write_label_bias_report,
 )
 
 __all__ = [
     "LABEL_BIAS_FILE",
+    "LABEL_BIAS_REPORT",
     "STUDIES",
     "Arrangement",
     "Calibration",
@@ -63,5 +66,6 @@ __all__ = [
     "study_name",
     "study_results",
     "write_label_bias",
+    "write_label_bias_report",
     "write_study_results",
 ]

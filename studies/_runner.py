@@ -21,6 +21,7 @@ from fairpanel.judging.engine import (
     ProgressHook,
     RunSession,
     environment,
+    metered,
     open_run_session,
     run_workers,
 )
@@ -105,7 +106,14 @@ async def run_study(
             pending_count,
             concurrency=config.concurrency,
             work=lambda item: _run_one(study, item, pool),
-            save=session.store.put_study_item,
+            save=metered(
+                session.store.put_study_item,
+                progress,
+                session,
+                config.prices,
+                unit="items",
+                total=pending_count,
+            ),
             unit_name="items",
             progress=progress,
             max_failures=max_failures,

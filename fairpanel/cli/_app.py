@@ -20,6 +20,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("fairpanel.cli._run", "run_command"),
     "report": ("fairpanel.cli._run", "report_command"),
     "export": ("fairpanel.cli._export", "export_command"),
+    "view": ("fairpanel.cli._view", "view_command"),
     "label-bias": ("fairpanel.cli._label_bias", "label_bias_command"),
     "estimate": ("fairpanel.cli._run", "estimate_command"),
     "schema": ("fairpanel.cli._info", "schema_command"),

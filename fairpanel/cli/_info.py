@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from fairpanel.cli._console import EXIT_BAD_INPUT, console, errors, problems_exit
+from fairpanel.cli._study_info import study_file, study_personas, study_scenarios
 from fairpanel.inputs import InputFileError
 from fairpanel.judging import ExperimentConfig, design_of, load_experiment
 from fairpanel.personas import load_identities, load_judge_personas
@@ -43,10 +44,14 @@ def _load_experiment_or_exit(path: Path) -> ExperimentConfig:
 
 def scenarios_command(
     experiment: Annotated[
-        Path | None, typer.Argument(help="Show the scenarios this experiment uses")
+        Path | None,
+        typer.Argument(help="Show the scenarios this experiment (or study file) uses"),
     ] = None,
 ) -> None:
     """List base scenarios and their derived scenarios."""
+    if experiment is not None and (study := study_file(experiment)) is not None:
+        study_scenarios(experiment, study)
+        return
     if experiment is not None:
         design = design_of(_load_experiment_or_exit(experiment))
         table = Table(title="Derived scenarios in this experiment")
@@ -69,13 +74,33 @@ def scenarios_command(
     console.print(table)
 
 
-def personas_command() -> None:
+def personas_command(
+    experiment: Annotated[
+        Path | None,
+        typer.Argument(help="Show the identities and judges this experiment (or study file) uses"),
+    ] = None,
+) -> None:
     """List identities (by category) and judge personas."""
-    identities = load_identities()
+    if experiment is not None and (study := study_file(experiment)) is not None:
+        study_personas(experiment, study)
+        return
+    if experiment is not None:
+        design = design_of(_load_experiment_or_exit(experiment))
+        identities, personas = design.identities, list(design.personas.values())
+        categories = set(design.config.identities.categories)
+        seated = {
+            seat.persona for _, panel in design.config.panel_items() for seat in panel.seats()
+        }
+        personas = [p for p in personas if p.name in seated]
+    else:
+        identities, personas = load_identities(), load_judge_personas()
+        categories = {category.name for category in identities.categories}
     table = Table(title="Identities")
     for column in ("category", "label", "explicit label", "name cues"):
         table.add_column(column)
     for category in identities.categories:
+        if category.name not in categories:
+            continue
         for identity in category.identities:
             table.add_row(
                 category.name, identity.label, identity.explicit, ", ".join(identity.names[:4])
@@ -84,6 +109,6 @@ def personas_command() -> None:
     judges = Table(title="Judge personas")
     for column in ("name", "title", "responsibility"):
         judges.add_column(column)
-    for persona in load_judge_personas():
+    for persona in personas:
         judges.add_row(persona.name, persona.title, persona.responsibility)
     console.print(judges)

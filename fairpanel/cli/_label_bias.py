@@ -10,7 +10,7 @@ import typer
 from fairpanel.cli._console import EXIT_BAD_INPUT, bad_input, console, errors
 from fairpanel.cli._run_tables import render_study_tables
 from fairpanel.run_folder import require_run_folder
-from fairpanel.studies import LABEL_BIAS_FILE, write_label_bias
+from fairpanel.studies import LABEL_BIAS_FILE, write_label_bias, write_label_bias_report
 
 __all__ = ["label_bias_command"]
 
@@ -22,7 +22,7 @@ def label_bias_command(
     ] = "renormalise",
 ) -> None:
     """RSD and BiasScore of the verdict labels stored in RUN_DIR, before and after
-    leave-one-out calibration; writes RUN_DIR/label_bias.json."""
+    leave-one-out calibration; writes RUN_DIR/label_bias.json and RUN_DIR/label_bias.html."""
     if calibration not in ("renormalise", "softmax"):
         errors.print("[bold red]error[/]: --calibration must be renormalise or softmax")
         raise typer.Exit(EXIT_BAD_INPUT)
@@ -33,6 +33,8 @@ def label_bias_command(
         )
     except ValueError as exc:  # a BadRunFolderError, or a run it does not cover
         raise bad_input(str(exc)) from None
+    page = write_label_bias_report(run_dir, results)
     for table in render_study_tables(results):
         console.print(table)
     console.print(f"Wrote {run_dir / LABEL_BIAS_FILE}")
+    console.print(f"Report: {page}")

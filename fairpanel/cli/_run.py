@@ -16,6 +16,7 @@ from fairpanel.agents import (
     ModelCallError,
     PluginError,
 )
+from fairpanel.cli._answer import print_answer, run_answer, study_answer
 from fairpanel.cli._console import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
@@ -23,14 +24,15 @@ from fairpanel.cli._console import (
     errors,
     print_error,
     problems_exit,
-    stage_progress,
 )
+from fairpanel.cli._live import run_progress
 from fairpanel.cli._run_tables import plan_table, render_study_tables, summary_table
 from fairpanel.cli._tables import render_tables
 from fairpanel.inputs import InputFileError
 from fairpanel.judging import EXIT_RUN_FOLDER_BUSY, STORE_FILE, RunFolderBusyError
 from fairpanel.run_folder import (
     RESULTS_FILE,
+    SUMMARY_FILE,
     BadRunFolderError,
     RunConfig,
     default_run_dir,
@@ -53,9 +55,34 @@ def _load_or_exit(path: Path | None) -> RunConfig:
         raise problems_exit(exc) from None
 
 
+_TABLES_HELP = "Print every analysis table (wide) instead of the short summary"
+Tables = Annotated[bool, typer.Option("--tables", help=_TABLES_HELP)]
+
+
 def _print_results(results: Mapping[str, Any], *, study: bool) -> None:
     for table in render_study_tables(results) if study else render_tables(results):
         console.print(table)
+
+
+def _print_answer(
+    results: Mapping[str, Any] | None,
+    summary: Mapping[str, Any] | None,
+    *,
+    study: bool,
+    run_dir: Path,
+    report_file: Path | None,
+) -> None:
+    answer = study_answer if study else run_answer
+    print_answer(console, answer(results, summary, run_dir=run_dir, report_file=report_file))
+
+
+def _stored_summary(run_dir: Path) -> dict[str, Any] | None:
+    """summary.json of the folder, if the run wrote one (a report without it still prints)."""
+    try:
+        data = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _warn(text: str) -> None:
@@ -81,11 +108,12 @@ def run_command(
             help="Store the trials and summary.json only; analyse later with `fairpanel report`",
         ),
     ] = False,
+    tables: Tables = False,
 ) -> None:
     """Run an experiment (resumable: finished trials and calls are never repeated)."""
     config = _load_or_exit(experiment)
     run_dir = out or default_run_dir(config)
-    with stage_progress() as advance:
+    with run_progress(console) as advance:
         try:
             outcome = run(
                 config,
@@ -107,25 +135,47 @@ def run_command(
         except RunFolderBusyError as exc:
             print_error(str(exc))
             raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
-    console.print(summary_table(outcome.summary))
-    if outcome.results is not None:
-        _print_results(outcome.results, study=isinstance(config, StudyConfig))
+    study = isinstance(config, StudyConfig)
+    if tables:
+        console.print(summary_table(outcome.summary))
+        if outcome.results is not None:
+            _print_results(outcome.results, study=study)
+    else:
+        _print_answer(
+            outcome.results,
+            outcome.summary.as_dict(),
+            study=study,
+            run_dir=run_dir,
+            report_file=outcome.report_file,
+        )
     if outcome.summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {outcome.summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
-    console.print(
-        f"Run folder: [bold]{run_dir}[/] (report.html, summary.json, results.json, {STORE_FILE})"
-    )
+    files = f" (report.html, summary.json, results.json, {STORE_FILE})" if tables else ""
+    console.print(f"Run folder: [bold]{run_dir}[/]{files}")
 
 
-def report_command(run_dir: Annotated[Path, typer.Argument(help="A run folder")]) -> None:
-    """Print the analysis tables of a run; write RUN_DIR/results.json and RUN_DIR/report.html."""
+def report_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder")], tables: Tables = False
+) -> None:
+    """Write RUN_DIR/results.json and RUN_DIR/report.html; print the verdict and what it rests
+    on (every analysis table with --tables)."""
     try:
         reported = report_run(run_dir)
     except BadRunFolderError as exc:
         print_error(str(exc))
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    _print_results(reported.results, study=reported.study is not None)
+    study = reported.study is not None
+    if tables:
+        _print_results(reported.results, study=study)
+    else:
+        _print_answer(
+            reported.results,
+            _stored_summary(run_dir),
+            study=study,
+            run_dir=run_dir,
+            report_file=reported.report_file,
+        )
     console.print(f"Wrote {run_dir / RESULTS_FILE} and {reported.report_file}")
 
 

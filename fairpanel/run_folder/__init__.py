@@ -33,6 +33,7 @@ from fairpanel.run_folder._inspect_log import INSPECT_EXPORT, MissingExtraError,
 from fairpanel.run_folder._load import Run, load_run
 from fairpanel.run_folder._panel_results import panel_results, write_results
 from fairpanel.run_folder._run import Reported, RunOutcome, report_run, run, run_async
+from fairpanel.run_folder._transcripts import write_transcripts
 
 __all__ = [
     "COMPARE_FILE",
@@ -66,4 +67,5 @@ __all__ = [
     "run_async",
     "write_comparison",
     "write_results",
+    "write_transcripts",
 ]

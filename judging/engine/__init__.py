@@ -20,6 +20,7 @@ from fairpanel.judging.engine._frames import RunFrames, duplicate_trials_of, loa
 from fairpanel.judging.engine._injection_frame import injection_robustness
 from fairpanel.judging.engine._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
 from fairpanel.judging.engine._provenance import MANIFEST_FILE, RESOLVED_CONFIG_FILE, environment
+from fairpanel.judging.engine._pulse import PulseHook, RunPulse, metered
 from fairpanel.judging.engine._runner import Design, RunSummary, design_of, run_experiment
 from fairpanel.judging.engine._served import (
     ServedModel,
@@ -35,6 +36,7 @@ from fairpanel.judging.engine._similar_responses import (
     similar_responses,
 )
 from fairpanel.judging.engine._store import STORE_FILE, STORE_SCHEMA_VERSION, Store, StudyItemRecord
+from fairpanel.judging.engine._transcripts import TranscriptColumns, read_transcripts
 from fairpanel.judging.engine._trial_pack import trial_design
 from fairpanel.judging.engine._turn_pack import name_id, packed_codes, packed_numbers
 from fairpanel.judging.engine._workers import ProgressHook, run_workers
@@ -54,9 +56,11 @@ __all__ = [
     "ExportFormat",
     "ModelRole",
     "ProgressHook",
+    "PulseHook",
     "RunFolderBusyError",
     "RunFolderLock",
     "RunFrames",
+    "RunPulse",
     "RunSession",
     "RunSummary",
     "ServedModel",
@@ -64,6 +68,7 @@ __all__ = [
     "SimilarResponses",
     "Store",
     "StudyItemRecord",
+    "TranscriptColumns",
     "cost_by_role",
     "cost_of",
     "design_of",
@@ -74,11 +79,13 @@ __all__ = [
     "failure_reason",
     "injection_robustness",
     "load_frames",
+    "metered",
     "name_id",
     "open_run_session",
     "packed_codes",
     "packed_numbers",
     "read_export",
+    "read_transcripts",
     "response_warnings",
     "run_experiment",
     "run_workers",

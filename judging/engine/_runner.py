@@ -28,6 +28,7 @@ from fairpanel.judging.engine._failures import failure_reason, responder_failed
 from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_responses
 from fairpanel.judging.engine._panel_summary import panel_summaries
 from fairpanel.judging.engine._provenance import environment
+from fairpanel.judging.engine._pulse import metered
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
 from fairpanel.judging.engine._similar_responses import report_similar_responses
 from fairpanel.judging.engine._store import Store
@@ -358,7 +359,14 @@ async def _run_pending(
             pending_count,
             concurrency=pending_count if batch_mode.active else config.concurrency,
             work=trial,
-            save=_saver(store, progress),
+            save=metered(
+                _saver(store, progress),
+                progress.hook if isinstance(progress, _PanelProgress) else progress,
+                session,
+                config.prices,
+                unit="trials",
+                total=pending_count,
+            ),
             unit_name="trials",
             progress=progress,
             max_failures=max_failures,

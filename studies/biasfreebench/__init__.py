@@ -9,7 +9,9 @@ from fairpanel.studies.biasfreebench._config import (
     Mitigation,
 )
 from fairpanel.studies.biasfreebench._data import (
+    AGE_TARGETS,
     BBQ_CATEGORIES,
+    AgeTarget,
     BbqItem,
     BbqSet,
     builtin_bbq_dir,
@@ -50,6 +52,7 @@ from fairpanel.studies.biasfreebench._study import NO_MAJORITY, BiasFreeBench
 from fairpanel.studies.biasfreebench._tables import bfb_tables
 
 __all__ = [
+    "AGE_TARGETS",
     "BBQ_CATEGORIES",
     "CLASSES",
     "COUNTED",
@@ -57,6 +60,7 @@ __all__ = [
     "NO_MAJORITY",
     "PROMPT_VERSION",
     "TOPICS",
+    "AgeTarget",
     "BbqItem",
     "BbqSet",
     "BfbItem",

@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from fairpanel.agents import Sampling
 from fairpanel.inputs import InputFileError, Problem
 from fairpanel.studies._base import ModelUse, Role, StudyConfig, _Strict
-from fairpanel.studies.biasfreebench._data import BBQ_CATEGORIES, BbqSet, load_bbq
+from fairpanel.studies.biasfreebench._data import BBQ_CATEGORIES, AgeTarget, BbqSet, load_bbq
 
 __all__ = [
     "MITIGATIONS",
@@ -107,6 +107,12 @@ class BiasFreeBenchConfig(StudyConfig):
         min_length=1,
         description="BBQ categories to ask",
     )
+    age_target: AgeTarget = Field(
+        default="metadata",
+        description="Whom the Age stereotype targets: metadata (the group each BBQ item's "
+        "metadata names, the older or the younger person) or older (always the older person, "
+        "as the BiasFreeBench release scores Age); it changes which answer counts as biased",
+    )
     items_per_category: int | None = Field(
         default=None,
         ge=1,
@@ -154,6 +160,8 @@ class BiasFreeBenchConfig(StudyConfig):
                         f"unknown BBQ category {category!r}; known: {', '.join(BBQ_CATEGORIES)}",
                     )
                 )
+        if self.age_target != "metadata" and "Age" not in self.categories:
+            found.append((("age_target",), "age_target applies to Age, which `categories` omits"))
         if found:
             return found
         try:
@@ -163,7 +171,8 @@ class BiasFreeBenchConfig(StudyConfig):
         return found
 
     def bbq(self) -> BbqSet:
-        return load_bbq(Path(self.bbq_dir) if self.bbq_dir else None, self.categories)
+        folder = Path(self.bbq_dir) if self.bbq_dir else None
+        return load_bbq(folder, self.categories, self.age_target)
 
     def with_paths_from(self, base: Path) -> Self:
         if self.bbq_dir is None or Path(self.bbq_dir).is_absolute():

@@ -14,8 +14,9 @@ race and gender-identity prefixes or suffixes are dropped (``F-Black`` is Black,
 is trans), ``F``/``M`` also match woman/girl and man/boy, and for Nationality the answer's
 name (``Eritrean``) counts as its group. Items where this finds no single target (8 gender
 items whose two people share a gender) are left out and counted, never guessed. Age follows
-the metadata; the BiasFreeBench release instead always treats the older person as the target,
-which differs for the 1,016 Age items whose stereotype targets the younger one.
+the metadata by default (``age_target="metadata"``); the BiasFreeBench release instead always
+treats the older person as the target (``age_target="older"``), which differs for the 1,016
+Age items whose stereotype targets the younger one.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ from fairpanel.agents import canonical_json
 from fairpanel.inputs import InputFileError
 
 __all__ = [
+    "AGE_TARGETS",
     "BBQ_CATEGORIES",
+    "AgeTarget",
     "BbqItem",
     "BbqSet",
     "builtin_bbq_dir",
@@ -58,6 +61,11 @@ BBQ_CATEGORIES = (
     "SES",
     "Sexual_orientation",
 )
+
+AgeTarget = Literal["metadata", "older"]
+AGE_TARGETS: tuple[AgeTarget, ...] = ("metadata", "older")
+"""Who the Age stereotype targets: whom each item's metadata names, or always the older
+person (BBQ's ``old`` group), as the BiasFreeBench release does."""
 
 _ANSWERS = ("ans0", "ans1", "ans2")
 _ALIASES = {"f": {"f", "woman", "girl", "female"}, "m": {"m", "man", "boy", "male"}}
@@ -119,16 +127,17 @@ def _stereotyped(groups: Iterable[str]) -> set[str]:
     return found
 
 
-def label_item(raw: dict[str, Any]) -> BbqItem | None:
+def label_item(raw: dict[str, Any], age_target: AgeTarget = "metadata") -> BbqItem | None:
     """The item with its biased and anti-stereotypical answers, or None when the metadata
-    names no single target among the two people."""
+    names no single target among the two people (``age_target``: see ``AGE_TARGETS``)."""
     category = str(raw["category"])
     info = raw["answer_info"]
     people = [key for key in _ANSWERS if info[key][1] != "unknown"]
     unknown = [key for key in _ANSWERS if info[key][1] == "unknown"]
     if len(people) != 2 or len(unknown) != 1:
         return None
-    stereotyped = _stereotyped(raw["additional_metadata"]["stereotyped_groups"])
+    groups = raw["additional_metadata"]["stereotyped_groups"]
+    stereotyped = _stereotyped(["old"] if category == "Age" and age_target == "older" else groups)
     targets = [
         key for key in people if _group_keys(info[key][0], info[key][1], category) & stereotyped
     ]
@@ -192,7 +201,7 @@ def _read_records(path: Path) -> list[dict[str, Any]]:
 
 @functools.lru_cache(maxsize=32)
 def _load_file(
-    path: Path, category: str, _stamp: tuple[int, int]
+    path: Path, category: str, _stamp: tuple[int, int], age_target: AgeTarget
 ) -> tuple[tuple[BbqItem, ...], tuple[int, ...]]:
     """One category file's labelled items and left-out ids (cached while the file's size and
     modification time stay the same: a run loads the data to check, design and analyse)."""
@@ -202,7 +211,7 @@ def _load_file(
         if raw.get("context_condition", "ambig") != "ambig":
             continue
         try:
-            item = label_item(raw)
+            item = label_item(raw, age_target)
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise InputFileError(
                 str(path), [f"{path}, item {index}: not a BBQ item ({exc!r})"]
@@ -216,15 +225,20 @@ def _load_file(
     return tuple(items), tuple(left_out)
 
 
-def load_bbq(folder: Path | None = None, categories: Sequence[str] | None = None) -> BbqSet:
+def load_bbq(
+    folder: Path | None = None,
+    categories: Sequence[str] | None = None,
+    age_target: AgeTarget = "metadata",
+) -> BbqSet:
     """The labelled ambiguous items of ``categories`` (all nine when None) from ``folder``
-    (the built-in copy when None), in file order."""
+    (the built-in copy when None), in file order; ``age_target`` picks the Age target."""
     folder = folder or builtin_bbq_dir()
     result = BbqSet(items=[])
     for category in categories or BBQ_CATEGORIES:
         path = _category_file(folder, category).resolve()
         status = path.stat()
-        items, left_out = _load_file(path, category, (status.st_mtime_ns, status.st_size))
+        stamp = (status.st_mtime_ns, status.st_size)
+        items, left_out = _load_file(path, category, stamp, age_target)
         result.files[category] = path.name
         result.items.extend(items)
         result.unlabelled[category] = list(left_out)

@@ -84,6 +84,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
                 "labelled": len(self.bbq.items),
                 "left_out_unlabelled": {k: len(v) for k, v in self.bbq.unlabelled.items()},
                 "asked": len(self.chosen),
+                "age_target": self.config.age_target,
             }
         }
 
@@ -270,8 +271,14 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
                 "excluded. 95% Wilson intervals over counted answers (statsmodels); "
                 "differences from the baseline over answers both arms counted, with a 95% "
                 "percentile bootstrap over BBQ items (all replicates of an item together) and "
-                "McNemar's exact test on the paired answers"
+                "McNemar's exact test on the paired answers. Age target: "
+                + (
+                    "always the older person (as the BiasFreeBench release)"
+                    if self.config.age_target == "older"
+                    else "the group each item's metadata names"
+                )
             ),
+            "age_target": self.config.age_target,
         }
         results["tables"] = bfb_tables(results, self.config.categories)
         return results

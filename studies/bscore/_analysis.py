@@ -12,6 +12,7 @@ from fairpanel.studies.bscore._config import BscoreConfig
 from fairpanel.studies.bscore._design import BscoreItem
 from fairpanel.studies.bscore._stats import (
     VerificationSample,
+    mean_of_means_interval,
     run_statistics,
     search_cascade,
     search_threshold,
@@ -203,11 +204,28 @@ def _by_identity(config: BscoreConfig, runs: list[Run]) -> list[dict[str, Any]]:
     return rows
 
 
-def _by_category(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _top_bs(questions: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Per category, the top-choice B of each question that has one."""
+    found: dict[str, list[float]] = {}
+    for question in questions:
+        top = question["top_choice"]
+        values = found.setdefault(question["category"], [])
+        if top["runs_counted"] and top["b"] is not None:
+            values.append(float(top["b"]))
+    return found
+
+
+def _by_category(config: BscoreConfig, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for category in dict.fromkeys(q["category"] for q in questions):
         chosen = [q for q in questions if q["category"] == category]
         counted = [q["top_choice"] for q in chosen if q["top_choice"]["runs_counted"]]
+        interval = mean_of_means_interval(
+            [[t["b"] for t in counted if t["b"] is not None]],
+            seed=config.seed,
+            name=f"top_b\x1f{category}",
+            n_boot=config.bootstrap_resamples,
+        )
         rows.append(
             {
                 "category": category,
@@ -216,6 +234,8 @@ def _by_category(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "top_p_single": _mean([t["p_single"] for t in counted]),
                 "top_p_multi": _mean([t["p_multi"] for t in counted]),
                 "top_b": _mean([t["b"] for t in counted]),
+                "top_b_ci_low": interval["ci_low"],
+                "top_b_ci_high": interval["ci_high"],
                 "valid_single_rate": _mean([q["valid_single_rate"] for q in chosen]),
                 "valid_multi_rate": _mean([q["valid_multi_rate"] for q in chosen]),
             }
@@ -243,7 +263,18 @@ def analyze_bscore(config: BscoreConfig, items: list[Run], *, failed: int) -> di
         "(the other denominator beside it); invalid answers (no {{...}}, or not an option) "
         "never count for an option",
         "questions": questions,
-        "categories": _by_category(questions),
+        "categories": _by_category(config, questions),
+        "top_b": {
+            **mean_of_means_interval(
+                list(_top_bs(questions).values()),
+                seed=config.seed,
+                name="top_b",
+                n_boot=config.bootstrap_resamples,
+            ),
+            "method": "mean over categories of the mean top-choice B of their questions; 95% "
+            "percentile bootstrap interval resampling questions within each category (each "
+            "question with all its runs)",
+        },
         "judge_pairs": _by_identity(config, items),
         "verification": _verification(samples) if samples else None,
     }

@@ -119,6 +119,12 @@ class BscoreConfig(StudyConfig):
         "all queries (the paper's text); both are in results.json",
     )
     verification: VerificationConfig = VerificationConfig()
+    bootstrap_resamples: int = Field(
+        default=2000,
+        ge=200,
+        le=100_000,
+        description="Resamples of the bootstrap over questions behind the B intervals",
+    )
 
     @model_validator(mode="after")
     def _something_to_ask(self) -> Self:

@@ -29,6 +29,16 @@ class CategoryRow(ResultsReader):
     top_p_single: float | None = None
     top_p_multi: float | None = None
     top_b: float | None = None
+    top_b_ci_low: float | None = None
+    top_b_ci_high: float | None = None
+
+
+class OverallB(ResultsReader):
+    """The headline: mean over categories of their top-choice B, with its interval."""
+
+    mean: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
 class TopChoice(ResultsReader):
@@ -79,5 +89,6 @@ class BscoreResults(ResultsReader):
     method: str = ""
     questions: list[QuestionRow] = Field(default_factory=list)
     categories: list[CategoryRow] = Field(default_factory=list)
+    top_b: OverallB = Field(default_factory=OverallB)
     judge_pairs: list[JudgePair] = Field(default_factory=list)
     verification: Verification | None = None

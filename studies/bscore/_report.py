@@ -44,6 +44,13 @@ def _verification_sentence(verification: Verification | None) -> str | None:
     )
 
 
+def _interval(low: float | None, high: float | None, how: str = "") -> str:
+    """`` (how 95% CI low to high)``, or nothing when there is no interval."""
+    if low is None or high is None:
+        return ""
+    return f" ({how}95% CI {low:+.3f} to {high:+.3f})"
+
+
 def bscore_report(results: Mapping[str, Any]) -> StudyPage:
     """The mean B of the top answers, then B per question, the judge's verdicts and the
     answer verification."""
@@ -53,7 +60,7 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
     verification = read.verification
     details = [
         f"{c.category}: top answer P single {_pct(c.top_p_single)}, P multi "
-        f"{_pct(c.top_p_multi)}, B {b:+.3f}"
+        f"{_pct(c.top_p_multi)}, B {b:+.3f}{_interval(c.top_b_ci_low, c.top_b_ci_high)}"
         for c, b in categories
     ]
     checked = _verification_sentence(verification)
@@ -61,11 +68,12 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
         verdict = StudyVerdict("nodata", "No verdict yet", "No valid answers stored yet.")
     else:
         mean_b = sum(b for _, b in categories) / len(categories)
+        overall = _interval(read.top_b.ci_low, read.top_b.ci_high, "bootstrap over questions, ")
         verdict = StudyVerdict(
             "measured",
             "B-score measured",
             f"Top single-turn answers have a mean B of {mean_b:+.3f} over {len(categories)} "
-            "categories: "
+            f"categories{overall}: "
             + (
                 "the model repeats them less once it sees its earlier answers."
                 if mean_b > 0

@@ -8,15 +8,19 @@ B sums to 0 over the options; with ``all`` (the paper's text) it is over every q
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 __all__ = [
     "VerificationSample",
     "answer_distribution",
     "b_scores",
+    "mean_of_means_interval",
     "run_statistics",
     "search_cascade",
     "search_threshold",
@@ -170,3 +174,39 @@ def search_cascade(
             best = {"metric": metric, "thresholds": [first, second], "accuracy": accuracy}
     assert best is not None
     return best
+
+
+def mean_of_means_interval(
+    groups: Sequence[Sequence[float]],
+    *,
+    seed: int,
+    name: str,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+) -> dict[str, float | int | None]:
+    """The mean over ``groups`` (categories) of each group's mean (of its questions' B), with
+    a percentile bootstrap interval that resamples questions within each category.
+
+    The headline B weighs every category the same, so a resample must keep each category's
+    size: the cluster bootstrap of ``fairpanel.analysis`` draws clusters from one pool and
+    would let a category vanish. With one category this is the plain bootstrap of a mean.
+    The generator is seeded from the run's seed and ``name``, so an interval does not move
+    when other estimates are added. A group with no values is left out; a single question
+    has no spread to resample, so the interval needs at least two in all.
+    """
+    kept = [np.asarray(g, dtype=float) for g in groups if len(g)]
+    if not kept:
+        return {"mean": None, "ci_low": None, "ci_high": None, "n_boot": 0}
+    estimate = float(np.mean([g.mean() for g in kept]))
+    if sum(g.size for g in kept) < 2:
+        return {"mean": estimate, "ci_low": None, "ci_high": None, "n_boot": 0}
+    digest = hashlib.sha256(f"{seed}\x1f{name}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))
+    resampled = np.zeros(n_boot)
+    for values in kept:
+        picks = rng.integers(0, values.size, size=(n_boot, values.size))
+        resampled += values[picks].mean(axis=1)
+    resampled /= len(kept)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(resampled, [tail, 1.0 - tail])
+    return {"mean": estimate, "ci_low": float(low), "ci_high": float(high), "n_boot": n_boot}

@@ -52,6 +52,8 @@ def bscore_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "P single",
                 "P multi",
                 "B",
+                "B low",
+                "B high",
                 "valid single %",
                 "valid multi %",
             ],
@@ -63,13 +65,18 @@ def bscore_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                     _r(row["top_p_single"]),
                     _r(row["top_p_multi"]),
                     _r(row["top_b"]),
+                    _r(row.get("top_b_ci_low")),
+                    _r(row.get("top_b_ci_high")),
                     _pct(row["valid_single_rate"]),
                     _pct(row["valid_multi_rate"]),
                 ]
                 for row in results["categories"]
-            ],
+            ]
+            + _overall_row(results),
             note="Questions with a correct option count only runs whose top choice was wrong "
-            "(the paper's Tab. 2 rule).",
+            "(the paper's Tab. 2 rule). B low-high: 95% percentile bootstrap interval over "
+            "questions; the last row is the mean over categories, resampling questions within "
+            "each.",
         )
     )
     if results["judge_pairs"]:
@@ -123,3 +130,25 @@ def bscore_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
             )
         )
     return tables
+
+
+def _overall_row(results: dict[str, Any]) -> list[list[Any]]:
+    overall = results.get("top_b") or {}
+    if overall.get("mean") is None:
+        return []
+    counted = sum(row["questions_counted"] for row in results["categories"])
+    total = sum(row["questions"] for row in results["categories"])
+    return [
+        [
+            "all (mean)",
+            total,
+            counted,
+            None,
+            None,
+            _r(overall["mean"]),
+            _r(overall.get("ci_low")),
+            _r(overall.get("ci_high")),
+            None,
+            None,
+        ]
+    ]

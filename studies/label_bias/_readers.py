@@ -40,7 +40,10 @@ class LabelView(ResultsReader):
 
 
 class LabelBiasResults(ResultsReader):
+    source: str = ""
+    """Set for a stored run's label bias (``fairpanel label-bias``): the kind of run read."""
     probability_method: str = ""
+    contextual_calibration: str = ""
     loo_method: str = ""
     calibration: str = ""
     views: list[LabelView] = Field(default_factory=list)

@@ -12,17 +12,29 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from fairpanel.judging import STORE_FILE, Store
+from fairpanel.report import StudyReportInputs, render_study_report, write_report_html
 from fairpanel.studies._load import RESOLVED_CONFIG_FILE, config_from_run
+from fairpanel.studies.label_bias._report import label_bias_report
 from fairpanel.studies.label_bias._stats import LabelOutcome, label_bias_view
 from fairpanel.studies.label_bias._views import LEVELS, label_bias_tables, verdict_outcome
 
-__all__ = ["LABEL_BIAS_FILE", "Calibration", "label_bias_of_run", "write_label_bias"]
+__all__ = [
+    "LABEL_BIAS_FILE",
+    "LABEL_BIAS_REPORT",
+    "Calibration",
+    "label_bias_of_run",
+    "write_label_bias",
+    "write_label_bias_report",
+]
 
 LABEL_BIAS_FILE = "label_bias.json"
+LABEL_BIAS_REPORT = "label_bias.html"
+"""Beside the run's own report.html, which it leaves alone."""
 POSITIONS = ("A", "B")
 Calibration = Literal["renormalise", "softmax"]
 
@@ -216,3 +228,39 @@ def write_label_bias(run_dir: Path, calibration: Calibration = "renormalise") ->
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     return results
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def write_label_bias_report(run_dir: Path, results: dict[str, Any]) -> Path:
+    """RUN_DIR/label_bias.html: the label-bias study's page over ``results`` (what
+    ``label_bias_of_run`` returned), with the run's own summary, manifest and config."""
+    summary = _read_json(run_dir / "summary.json")
+    experiment = _read_json(run_dir / RESOLVED_CONFIG_FILE)
+    unit = "trials" if isinstance(summary, dict) and "trials_ok" in summary else "items"
+    counts = summary if isinstance(summary, dict) else {}
+    page_results = {
+        **results,
+        "study": "label-bias",
+        "items_stored": {
+            "ok": counts.get(f"{unit}_ok", 0),
+            "failed": counts.get(f"{unit}_failed", 0),
+        },
+    }
+    name = experiment.get("name") if isinstance(experiment, dict) else None
+    html = render_study_report(
+        StudyReportInputs(
+            results=page_results,
+            page=label_bias_report(page_results),
+            run_name=f"label bias of {name or run_dir.name}",
+            summary=summary,
+            manifest=_read_json(run_dir / "manifest.json"),
+            experiment=experiment,
+            generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            unit=unit,
+            results_file=LABEL_BIAS_FILE,
+        )
+    )
+    return write_report_html(run_dir, html, LABEL_BIAS_REPORT)

@@ -51,7 +51,7 @@ def test_planted_bias_is_found_through_the_whole_pipeline(
     out = tmp_path / "run"
     result = cli("run", str(write_experiment(PLANTED)), "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert "Headline" in result.output and "Identity effects" in result.output
+    assert "Verdict" in result.output and "Primary effects" in result.output
     results = read_json(out / "results.json")
     assert all(key in results for key in CONTRACT_KEYS)
     effects = {e["id"]: e for e in results["effects"]}

@@ -60,14 +60,19 @@ def _run(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess[
     )
 
 
-def dump_dom(binary: str, html: Path, workdir: Path) -> str:
-    """The DOM of ``html`` after load, as serialised by Chromium, with the probe's data."""
+def dump_dom(binary: str, html: Path, workdir: Path, fragment: str = "") -> str:
+    """The DOM of ``html`` (opened at ``#fragment`` when given) after load, as serialised by
+    Chromium, with the probe's data."""
     probed = workdir / f"probed-{html.name}"
     text = html.read_text(encoding="utf-8")
     probed.write_text(text.replace("</body>", PROBE + "</body>"), encoding="utf-8")
     # Virtual time lets the load event (and the probe) finish before the DOM is dumped.
     result = _run(
-        binary, workdir / "profile-dom", "--virtual-time-budget=5000", "--dump-dom", probed.as_uri()
+        binary,
+        workdir / "profile-dom",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        probed.as_uri() + (f"#{fragment}" if fragment else ""),
     )
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout

@@ -157,7 +157,7 @@ def test_injection_arm_detects_a_gullible_judge_and_reads_zero_for_a_steady_one(
 ) -> None:
     path = write_experiment(EXPERIMENT.format(susceptibility=0.8, injection="true"))
     out = tmp_path / "run"
-    result = cli("run", str(path), "--out", str(out))
+    result = cli("run", str(path), "--out", str(out), "--tables")
     assert result.exit_code == 0, result.output
     summary = read_json(out / "summary.json")
     assert summary["trials_total"] == summary["trials_ok"] == 2 * MAIN_TRIALS
@@ -234,4 +234,4 @@ def test_no_susceptibility_reads_zero_and_no_arm_reports_nothing(
     report = (tmp_path / "off" / "report.html").read_text(encoding="utf-8")
     assert "This run had no injection arm" in _visible_text(report)
     assert "Injection robustness: score and verdict shift" not in report
-    assert "Injection robustness" not in cli("report", str(tmp_path / "off")).output
+    assert "Injection robustness" not in cli("report", str(tmp_path / "off"), "--tables").output

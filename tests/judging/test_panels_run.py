@@ -220,5 +220,6 @@ def test_the_leaderboard_ranks_planted_biases_and_pairs_identical_servers(
     same = [row for row in rows.values() if {row["panel_a"], row["panel_b"]} == {"fair", "twin"}]
     assert same and not any(row["called"] for row in same)
     assert all(row["difference"] == 0.0 for row in same if row["kind"] == "single")
-    # The terminal shows the panels' table.
-    assert "Panels on the same trials" in result.output
+    # The terminal's summary gives each panel its line, fairest first.
+    assert "biased (3rd): " in result.output
+    assert "Panels on the same trials" not in result.output  # the table only with --tables

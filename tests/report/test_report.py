@@ -510,6 +510,6 @@ def test_the_run_wires_interactions_controls_and_design(run_dir: Path) -> None:
     text = _parse((run_dir / "report.html").read_text(encoding="utf-8")).visible_text
     limits = "2 base scenarios: effects are estimated but not tested; 5 are needed"
     assert limits in text and "Treatment x label interactions" in text
-    printed = Cli()("report", str(run_dir))
+    printed = Cli()("report", str(run_dir), "--tables")
     assert printed.exit_code == 0 and limits in re.sub(r"\s+", " ", printed.output)
     assert "Treatment x label interactions" in printed.output

@@ -22,6 +22,7 @@ from helpers.paths import EXAMPLES
 
 from fairpanel.report import StudyReportInputs, render_study_report
 from fairpanel.studies import build_study, load_study
+from fairpanel.studies.bscore import mean_of_means_interval
 
 SHRINK: dict[str, dict[str, Any]] = {
     "award-audit": {"levels": [5, 10], "pairs_per_level": 24},
@@ -174,3 +175,36 @@ def test_bscore_without_verification_samples_says_so(runs: dict[str, Path]) -> N
     assert "No verification samples (no questions with a known answer" in document.text
     assert "Verification: adding B" not in document.text
     assert "mean B of" in document.text  # the verdict still stands on the categories
+
+
+def test_bscore_reports_its_interval_in_results_tables_and_page(runs: dict[str, Path]) -> None:
+    """The B interval over questions as the run wrote it equals one recomputed from its
+    questions, and the terminal table and the page show it."""
+    run = runs["bscore"]
+    results = read_json(run / "results.json")
+    by_category: dict[str, list[float]] = {}
+    for question in results["questions"]:
+        top = question["top_choice"]
+        if top["runs_counted"]:
+            by_category.setdefault(question["category"], []).append(top["b"])
+    seed = read_json(run / "experiment.resolved.json")["seed"]
+    overall = results["top_b"]
+    expected = mean_of_means_interval(list(by_category.values()), seed=seed, name="top_b")
+    assert (overall["mean"], overall["ci_low"], overall["ci_high"]) == (
+        expected["mean"],
+        expected["ci_low"],
+        expected["ci_high"],
+    )
+    assert overall["ci_low"] < overall["mean"] < overall["ci_high"]
+    for row in results["categories"]:
+        if len(by_category.get(row["category"], [])) > 1:
+            assert row["top_b_ci_low"] <= row["top_b"] <= row["top_b_ci_high"], row
+    table = next(t for t in results["tables"] if t["title"].startswith("Top single-turn"))
+    assert table["columns"][5:8] == ["B", "B low", "B high"]
+    assert table["rows"][-1][0] == "all (mean)"
+    assert table["rows"][-1][5:8] == [round(overall[k], 3) for k in ("mean", "ci_low", "ci_high")]
+    text = _parse((run / "report.html").read_text(encoding="utf-8")).text
+    assert (
+        f"over {len(by_category)} categories (bootstrap over questions, 95% CI "
+        f"{overall['ci_low']:+.3f} to {overall['ci_high']:+.3f})" in text
+    )

@@ -1,13 +1,19 @@
 """The label-bias study on the mock with and without planted position and identity bias, and
-`fairpanel label-bias` over stored judge-panel, award-audit and B-score runs."""
+`fairpanel label-bias` over stored judge-panel, award-audit and B-score runs (its JSON, its
+terminal output and its HTML page, read as text and in Chromium)."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from conftest import Cli, WriteExperiment, read_json
+from helpers.chromium import chromium_or_skip, dump_dom
+from helpers.html_page import parse_page
 from helpers.paths import EXAMPLES
 
 EXAMPLE = EXAMPLES / "label-bias.yaml"
@@ -84,14 +90,23 @@ concurrency: 16
 """
 
 
-def test_label_bias_of_a_stored_panel_run(
-    cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
-) -> None:
-    out = tmp_path / "panel"
-    result = cli("run", str(write_experiment(PANEL)), "--out", str(out))
+@pytest.fixture(scope="module")
+def panel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A small stored judge-panel run and the output of `fairpanel label-bias` on it."""
+    cli, folder = Cli(), tmp_path_factory.mktemp("panel")
+    path = folder / "panel.yaml"
+    path.write_text(textwrap.dedent(PANEL), encoding="utf-8")
+    out = folder / "run"
+    result = cli("run", str(path), "--out", str(out))
     assert result.exit_code == 0, result.output
+    (out / "report.html").write_text("the run's own report", encoding="utf-8")
     done = cli("label-bias", str(out))
     assert done.exit_code == 0, done.output
+    return out, " ".join(done.output.split())
+
+
+def test_label_bias_of_a_stored_panel_run(panel: tuple[Path, str]) -> None:
+    out, _ = panel
     report = read_json(out / "label_bias.json")
     assert report["source"] == "judge panel"
     gender = next(v for v in report["views"] if v["name"] == "position (gender)")
@@ -101,6 +116,46 @@ def test_label_bias_of_a_stored_panel_run(
     assert "contextual" not in gender  # needs content-free prompts: the study does that
     female = next(v for v in report["views"] if v["name"] == "identity (female vs male)")
     assert female["before"]["mean_distribution"]["female"] > 0.53  # creativity +1 planted
+
+
+def test_label_bias_writes_its_page_beside_the_run_report(
+    panel: tuple[Path, str], tmp_path: Path
+) -> None:
+    out, output = panel
+    page = out / "label_bias.html"
+    assert f"Report: {page}" in output
+    # The run's own report.html is left alone.
+    assert (out / "report.html").read_text(encoding="utf-8") == "the run's own report"
+    report = read_json(out / "label_bias.json")
+    document = parse_page(page.read_text(encoding="utf-8"))
+    assert document.sections == ["label-bias", "cost", "provenance"]
+    assert all(link.startswith("#") for link in document.links), document.links
+    assert [image["alt"] for image in document.images] == [
+        "RSD and BiasScore per label view before and after calibration"
+    ]
+    assert report["tables"][0]["title"] in document.text
+    worst = max(report["views"], key=lambda v: v["before"]["bias_score"])
+    before, loo = worst["before"]["bias_score"], worst["leave_one_out"]["bias_score"]
+    # A stored run has no contextual calibration: the verdict names only the stages it has.
+    assert (
+        f"Largest label bias before calibration: {worst['name']}: BiasScore "
+        f"{before:.3f} → {loo:.3f}" in document.text
+    )
+    assert "(none → leave-one-out)" in document.text and "contextual →" not in document.text
+    assert "Verdicts stored in a judge panel run" in document.text
+    assert "from the run folder's label_bias.json, summary.json" in document.text
+    summary = read_json(out / "summary.json")
+    assert "trials stored" in document.text  # a panel run counts trials, not items
+    assert f"{summary['trials_ok']:,} ok · {summary['trials_failed']:,} failed" in document.text
+    dom = dump_dom(chromium_or_skip(), page, tmp_path)
+    assert 'data-probed="yes"' in dom
+    images = re.findall(r"<img [^>]*>", dom)
+    assert len(images) == 1 and 'data-complete="true"' in images[0]
+    width = re.search(r'data-natural-width="(\d+)"', images[0])
+    assert width is not None and int(width.group(1)) > 300
+    heights = dict(re.findall(r'<section id="([^"]+)"[^>]*data-rendered-height="(\d+)"', dom))
+    assert set(heights) >= {"verdict", "label-bias", "cost", "provenance"}
+    assert all(int(h) > 40 for h in heights.values()), heights
 
 
 def test_label_bias_of_stored_study_runs(
