@@ -73,6 +73,7 @@ from fairpanel.analysis._result_rows import (
 )
 from fairpanel.analysis._results import (
     ArmResults,
+    BiasProfileRow,
     ControlFalsePositives,
     DesignBlock,
     InjectionShiftRow,
@@ -107,6 +108,7 @@ __all__ = [
     "VERDICT_COLUMNS",
     "AgreementRow",
     "ArmResults",
+    "BiasProfileRow",
     "BradleyTerryAbility",
     "BradleyTerryFit",
     "BradleyTerryTerm",

@@ -38,6 +38,7 @@ from fairpanel.analysis._result_rows import (
 
 __all__ = [
     "ArmResults",
+    "BiasProfileRow",
     "ControlFalsePositives",
     "DesignBlock",
     "InjectionShiftRow",
@@ -109,6 +110,40 @@ class InjectionShiftRow(ResultsModel):
     flips_to_injected: int = 0
     flips_away: int = 0
     confidence: Number = 0.95
+    method: str = ""
+
+
+class BiasProfileRow(ResultsModel):
+    """One manipulation arm's effect on one panel under one protocol: how far the panel's
+    consensus moves when one candidate is manipulated (longer, cited, confident, endorsed by
+    earlier reviewers, ...) and nothing else changes, paired with the untouched twin.
+
+    ``estimate`` is the mean over base scenarios of each base's mean paired difference
+    (manipulated minus untouched): in score points (0-10 scale, the mean of the four metrics)
+    for ``single``, in win share (-1..1) of the manipulated candidate for ``pair``. The
+    interval and ``p_value`` come from one cluster bootstrap over base scenarios, so they
+    agree; ``p_holm`` is Holm-adjusted within the manipulation family (every manipulation and
+    protocol of the panel, the same-text control included), and ``called`` is
+    ``p_holm < alpha``. ``control`` marks the same-text control (no manipulation applied,
+    judged afresh): a call there is a false call of the rule itself."""
+
+    manipulation: str
+    kind: str = ""
+    control: bool = False
+    protocol: str = ""
+    measure: str = ""
+    scale: str = ""
+    estimate: Number | None = None
+    ci_low: Number | None = None
+    ci_high: Number | None = None
+    confidence: Number = 0.95
+    p_value: Number | None = None
+    p_holm: Number | None = None
+    n_pairs: int = 0
+    n_bases: int = 0
+    called: bool = False
+    verdict: str = ""
+    test: str = ""
     method: str = ""
 
 
@@ -191,6 +226,9 @@ class RunResults(ArmResults):
     control_arms: dict[str, ArmResults] = Field(default_factory=dict)
     injection_robustness: dict[str, InjectionShiftRow] = Field(default_factory=dict)
     control_false_positives: dict[str, ControlFalsePositivesEntry] = Field(default_factory=dict)
+    bias_profile: list[BiasProfileRow] = Field(default_factory=list)
+    """The manipulation arms' effects (``arms.manipulations``), one row per manipulation and
+    protocol; empty when the run has none."""
     panels: dict[str, RunResults] = Field(default_factory=dict)
     """Each panel's own results, in a run that compares panels on the same trials."""
     panel_comparison: PanelComparisonBlock | None = None
@@ -207,6 +245,7 @@ class RunResults(ArmResults):
         control_arms: Mapping[str, ArmResults],
         injection_robustness: Mapping[str, Any],
         control_false_positives: Mapping[str, Any],
+        bias_profile: Sequence[Any] = (),
     ) -> RunResults:
         """results.json from its parts: the main arm under the baseline treatment leads, then
         the design, each further treatment, the treatment x label interactions (each further
@@ -221,6 +260,8 @@ class RunResults(ArmResults):
                 "control_arms": dict(control_arms),
                 "injection_robustness": dict(injection_robustness),
                 "control_false_positives": dict(control_false_positives),
+                # Absent, not empty, in a run without manipulation arms.
+                **({"bias_profile": list(bias_profile)} if bias_profile else {}),
             }
         )
 
