@@ -130,6 +130,19 @@ class MockBias(BaseModel):
         "see the instruction at all.",
     )
     history_spread: float = Field(default=0.0, ge=0.0, le=1.0)
+    length_preference: float = Field(
+        default=0.0,
+        ge=-5.0,
+        le=5.0,
+        description="Score points added per doubling of a candidate's word count beyond "
+        "length_reference_words (nothing below it): a judge that rewards long answers, as "
+        "verbosity bias is described; negative rewards brevity",
+    )
+    length_reference_words: int = Field(
+        default=100,
+        ge=1,
+        description="The word count from which length_preference starts to act",
+    )
     judge_leniency_sd: float = Field(
         default=0.0,
         ge=0.0,

@@ -143,6 +143,9 @@ def _score(
     if bias.dither and shift:
         whole = math.floor(shift)
         shift = whole + float(unit("dither", prompt, candidate_id, metric) < shift - whole)
+    if bias.length_preference:
+        beyond = max(0.0, math.log2(max(1, len(text.split())) / bias.length_reference_words))
+        effect += bias.length_preference * beyond
     if effect:
         whole = math.floor(effect)
         effect = whole + float(unit("effect", prompt, candidate_id, metric) < effect - whole)
@@ -333,11 +336,24 @@ def mock_reply(request: ModelRequest, bias: MockBias) -> str:
     return _judge_reply(request, bias)
 
 
+_ADDED_SETTINGS = ("length_preference", "length_reference_words")
+"""MockBias fields added after mock runs were stored: left out of the digests at their
+defaults, so those runs' cache keys (which hold the endpoint) stay what they were."""
+
+
+def _settings(bias: MockBias) -> dict[str, Any]:
+    data = bias.model_dump(mode="json")
+    for name in _ADDED_SETTINGS:
+        if data[name] == MockBias.model_fields[name].default:
+            del data[name]
+    return data
+
+
 def mock_fingerprint(bias: MockBias) -> str:
     """A fingerprint of the planted bias, as a server reports its backend configuration: two
     mock models that answer differently (different settings) report different fingerprints,
     so the run's served-model record tells them apart as it would two real snapshots."""
-    digest = hashlib.sha256(canonical_json(bias.model_dump(mode="json")).encode("utf-8"))
+    digest = hashlib.sha256(canonical_json(_settings(bias)).encode("utf-8"))
     return f"mock-{digest.hexdigest()[:12]}"
 
 
@@ -387,7 +403,7 @@ def _endpoint(spec: ModelSpec) -> str:
     from each other's cache (two panels compared in one run would get the same answers)."""
     if spec.mock is None or spec.mock == MockBias():
         return "mock"
-    settings = json.dumps(spec.mock.model_dump(mode="json"), sort_keys=True)
+    settings = json.dumps(_settings(spec.mock), sort_keys=True)
     return "mock#" + hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12]
 
 

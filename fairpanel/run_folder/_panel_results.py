@@ -129,8 +129,9 @@ def _panel_block(
     # Each subset is taken once, straight from the frames (a million-turn run's frames are
     # copied on every ``where``).
     by_treatment = {name: frames.where(arm="main", treatment=name) for name in treatments}
-    by_arm = {arm: frames.where(arm=arm) for arm in arms if arm != "main"}
-    controls = [arm for arm in arms if arm not in ("main", "injection")]
+    # The manipulation arm mixes its manipulations: it is read as the bias profile, apart.
+    by_arm = {arm: frames.where(arm=arm) for arm in arms if arm not in ("main", "manipulation")}
+    controls = [arm for arm in arms if arm not in ("main", "injection", "manipulation")]
     # Keys: "treatment:" + name and "arm:" + name, so no treatment and arm names clash.
     analysed = analyze_subsets(
         {f"treatment:{name}": subset for name, subset in by_treatment.items()}

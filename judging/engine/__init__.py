@@ -19,6 +19,10 @@ from fairpanel.judging.engine._failures import RESPONDER_FAILED, failure_reason
 from fairpanel.judging.engine._frames import RunFrames, duplicate_trials_of, load_frames
 from fairpanel.judging.engine._injection_frame import injection_robustness
 from fairpanel.judging.engine._lock import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolderLock
+from fairpanel.judging.engine._manipulation_frame import (
+    MANIPULATION_FRAME_COLUMNS,
+    manipulation_frame,
+)
 from fairpanel.judging.engine._provenance import MANIFEST_FILE, RESOLVED_CONFIG_FILE, environment
 from fairpanel.judging.engine._pulse import PulseHook, RunPulse, metered
 from fairpanel.judging.engine._runner import Design, RunSummary, design_of, run_experiment
@@ -45,6 +49,7 @@ __all__ = [
     "EXIT_RUN_FOLDER_BUSY",
     "EXPORT_COLUMNS",
     "MANIFEST_FILE",
+    "MANIPULATION_FRAME_COLUMNS",
     "NEAR_IDENTICAL_RATIO",
     "RESOLVED_CONFIG_FILE",
     "RESPONDER_FAILED",
@@ -79,6 +84,7 @@ __all__ = [
     "failure_reason",
     "injection_robustness",
     "load_frames",
+    "manipulation_frame",
     "metered",
     "name_id",
     "open_run_session",

@@ -22,10 +22,12 @@ from fairpanel.judging.experiment._candidates import (
 )
 from fairpanel.judging.experiment._config import (
     PANEL_NAME,
+    ArmsConfig,
     ExperimentConfig,
     JudgeSeat,
     PanelConfig,
 )
+from fairpanel.judging.manipulation import CONTROL_KIND, ManipulationError
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios
 
@@ -117,9 +119,41 @@ def _model_reference_problems(
     return problems
 
 
+def _manipulation_problems(arms: ArmsConfig) -> list[Problem]:
+    """An unknown kind, a parameter its kind refuses (a padding ratio below 1, say), or two
+    arms with one label, each at its place in the file."""
+    problems: list[Problem] = []
+    labels: dict[str, int] = {}
+    for index, entry in enumerate(arms.manipulations):
+        where: Location = ("arms", "manipulations", index)
+        if entry.kind == CONTROL_KIND:
+            problems.append(
+                ((*where, "kind"), "the same-text control is added by "
+                 "`arms.manipulation_control`, not listed")
+            )  # fmt: skip
+            continue
+        try:
+            spec = entry.resolved()
+        except ManipulationError as exc:
+            problems.append(((*where, "kind"), str(exc)))
+            continue
+        except ValidationError as exc:
+            for error in exc.errors():
+                problems.append(((*where, *error["loc"]), f"{entry.kind}: {error['msg']}"))
+            continue
+        if spec.label in labels:
+            problems.append(
+                ((*where, "label"), f"label {spec.label!r} is also manipulation "
+                 f"{labels[spec.label]}'s; give one a `label`")
+            )  # fmt: skip
+        labels.setdefault(spec.label, index)
+    return problems
+
+
 def name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
     """Problems with names that only the persona, identity and scenario files can settle."""
     problems, located = _panel_layout(config)
+    problems += _manipulation_problems(config.arms)
     references: list[tuple[Location, str]] = [(("responder", "model"), config.responder.model)]
     references += [(("panel_models", i), m) for i, m in enumerate(config.panel_models or [])]
     problems += _model_reference_problems(config, references)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fairpanel.agents import Sampling, canonical_json, endpoint_of
 from fairpanel.judging.experiment._config import ExperimentConfig, PanelConfig, Treatment
+from fairpanel.judging.manipulation import ManipulationSpec
 from fairpanel.personas import Identity, IdentitySet
 from fairpanel.scenarios import DerivedScenario
 
@@ -28,12 +29,15 @@ __all__ = [
     "TrialSpec",
     "injected_twin",
     "iter_trials",
+    "manipulated_twin",
 ]
 
 TRIAL_SCHEMA_VERSION = 3
 PLACEBO_CATEGORY = "control"
 
-Arm = Literal["main", "placebo", "same_label", "injection"]
+Arm = Literal["main", "placebo", "same_label", "injection", "manipulation"]
+MANIPULATED_RESPONSE = 1
+"""The response a manipulation changes, wherever the trial shows it."""
 
 
 class SeatSpec(BaseModel):
@@ -80,6 +84,25 @@ class TrialSpec(BaseModel):
     """The panel's name in an experiment that compares panels (None: the only panel)."""
     answer_format: Literal["json", "text"] = "json"
     """How the judges answer: a JSON object, or free text read by the tolerant parser."""
+    manipulation: ManipulationSpec | None = None
+    """The change made to the candidate holding response 1 (arm ``manipulation`` only)."""
+
+    @property
+    def manipulated_position(self) -> int | None:
+        """Where the manipulated candidate is shown (0: A, 1: B), or None when the trial has no
+        manipulation."""
+        if self.manipulation is None:
+            return None
+        return self.response_indices.index(MANIPULATED_RESPONSE)
+
+    @property
+    def call_replicate(self) -> int:
+        """The replicate index the trial's model calls carry. The same-text control shows the
+        judges exactly what its untouched twin did, so its calls carry a replicate no other
+        trial's can (negative) and are answered afresh, not from the twin's cached calls."""
+        if self.manipulation is not None and self.manipulation.control:
+            return -(self.replicate + 1)
+        return self.replicate
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -99,11 +122,11 @@ class TrialSpec(BaseModel):
         """The trial's pair key: what its paired contrasts hold fixed. A single trial's is its
         scenario with every label (scenario, signal, treatment, replicate, seed, category); a
         pair trial's adds the two labels, unordered, so it joins the four arrangements of one
-        pair of labels (both label orders, both response orders). The arm, the injection and
-        the panel stay out. Every trial sharing it, and every call of each, goes to one
-        replica of a model on several, so the label, position, injection and panel contrasts
-        never mix servers and the shared context stays in one server's prefix cache. Not part
-        of ``key()``."""
+        pair of labels (both label orders, both response orders). The arm, the injection, the
+        manipulation and the panel stay out. Every trial sharing it, and every call of each,
+        goes to one replica of a model on several, so the label, position, injection,
+        manipulation and panel contrasts never mix servers and the shared context stays in one
+        server's prefix cache. Not part of ``key()``."""
         unit = self.model_dump(
             mode="json",
             include={"protocol", "scenario_id", "category", "signal", "treatment"}
@@ -114,7 +137,12 @@ class TrialSpec(BaseModel):
         return hashlib.sha256(canonical_json(unit).encode("utf-8")).hexdigest()[:24]
 
 
-_ADDED_FIELDS: dict[str, object] = {"injection": None, "panel": None, "answer_format": "json"}
+_ADDED_FIELDS: dict[str, object] = {
+    "injection": None,
+    "panel": None,
+    "answer_format": "json",
+    "manipulation": None,
+}
 
 
 def _pick(seed: int, *parts: object, size: int) -> int:
@@ -232,16 +260,27 @@ def iter_trials(
     scenarios: Sequence[DerivedScenario],
     identities: IdentitySet,
 ) -> Iterator[TrialSpec]:
-    """Every trial of the design, in a stable order (an injected twin after each main trial)."""
+    """Every trial of the design, in a stable order: after each main trial its injected twin,
+    then its manipulated twins (one per manipulation arm, the same-text control last)."""
+    manipulations = config.arms.manipulation_specs()
     for spec in _iter_design(config, scenarios, identities):
         yield spec
-        if config.arms.injection and spec.arm == "main":
+        if spec.arm != "main":
+            continue
+        if config.arms.injection:
             yield injected_twin(spec, config.arms.injection_text)
+        for manipulation in manipulations:
+            yield manipulated_twin(spec, manipulation)
 
 
 def injected_twin(spec: TrialSpec, injection: str) -> TrialSpec:
     """``spec`` with ``injection`` planted in its last shown candidate."""
     return spec.model_copy(update={"arm": "injection", "injection": injection})
+
+
+def manipulated_twin(spec: TrialSpec, manipulation: ManipulationSpec) -> TrialSpec:
+    """``spec`` with ``manipulation`` applied to the candidate holding response 1."""
+    return spec.model_copy(update={"arm": "manipulation", "manipulation": manipulation})
 
 
 def _panel_fields(config: ExperimentConfig, name: str, panel: PanelConfig) -> dict[str, Any]:

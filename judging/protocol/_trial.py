@@ -33,6 +33,7 @@ from fairpanel.agents import (
     run_single_turn,
 )
 from fairpanel.judging.experiment._design import SeatSpec, TrialSpec
+from fairpanel.judging.manipulation import ManipulationInput, apply_manipulation
 from fairpanel.judging.protocol._fencing import with_injection
 from fairpanel.judging.protocol._judgment import (
     METRICS,
@@ -162,6 +163,19 @@ async def run_trial(
     """Run the debate for ``spec`` and return its record (failed trials included)."""
     protocol = spec.protocol
     shown = with_injection([responses[index] for index in spec.response_indices], spec.injection)
+    note = None
+    if spec.manipulation is not None and spec.manipulated_position is not None:
+        changed = apply_manipulation(
+            spec.manipulation,
+            ManipulationInput(
+                texts=tuple(shown),
+                target=spec.manipulated_position,
+                task=task,
+                protocol=spec.protocol,
+                params=spec.manipulation.params,
+            ),
+        )
+        shown, note = list(changed.texts), changed.note
     candidates = list(zip(spec.authors, shown, strict=True))
     rounds = spec.discussion_rounds + 2
     instruction = f"\n\n{spec.judge_instruction}" if spec.judge_instruction else ""
@@ -179,7 +193,7 @@ async def run_trial(
     if spec.moderator is not None:
         models[spec.moderator.persona] = spec.moderator.model_id
     context = judge_context(
-        task, candidates, position=spec.label_position, wording=spec.label_wording
+        task, candidates, position=spec.label_position, wording=spec.label_wording, note=note
     )
 
     answer_format, count = spec.answer_format, len(candidates)
@@ -213,7 +227,7 @@ async def run_trial(
         validate=validate,
         reask=partial(reask_prompt, answer_format=answer_format, candidate_count=count),
         max_reasks=spec.max_reasks,
-        replicate=spec.replicate,
+        replicate=spec.call_replicate,
         role_prefix=f"{spec.panel} judge" if spec.panel else "judge",
         route_key=spec.route_key(),
     )

@@ -100,7 +100,12 @@ def mock_config(config: ExperimentConfig) -> ExperimentConfig:
             "panels": None,
             "panel_models": None,
             "arms": config.arms.model_copy(
-                update={"placebo": False, "same_label": False, "injection": False}
+                update={
+                    "placebo": False,
+                    "same_label": False,
+                    "injection": False,
+                    "manipulations": [],
+                }
             ),
             "treatments": config.treatments[:1],
         }

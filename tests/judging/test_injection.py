@@ -79,7 +79,7 @@ def test_trials_without_injection_keep_their_keys() -> None:
     config = load_experiment(EXAMPLES / "mock-planted-bias.yaml")
     spec = next(design_of(config).trials())
     legacy = spec.model_dump(mode="json")
-    for added_later in ("injection", "panel", "answer_format"):  # at their defaults here
+    for added_later in ("injection", "panel", "answer_format", "manipulation"):  # at defaults
         del legacy[added_later]
     expected = hashlib.sha256(canonical_json(legacy).encode("utf-8")).hexdigest()
     assert spec.key() == expected

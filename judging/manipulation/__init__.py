@@ -1,0 +1,37 @@
+"""Manipulations: named changes to one candidate (or to what the judges are told about it)
+that keep its content, each compared with the untouched twin (docs/biases.md)."""
+
+from fairpanel.judging.manipulation._model import (
+    CONTROL_KIND,
+    Manipulated,
+    ManipulationInput,
+    ManipulationKind,
+    ManipulationSpec,
+)
+from fairpanel.judging.manipulation._registry import (
+    ENTRY_POINT_GROUP,
+    ManipulationError,
+    apply_manipulation,
+    find_manipulation,
+    known_manipulations,
+    register_manipulation,
+    resolve_manipulation,
+)
+from fairpanel.judging.manipulation._templates import pad_to_ratio, word_count
+
+__all__ = [
+    "CONTROL_KIND",
+    "ENTRY_POINT_GROUP",
+    "Manipulated",
+    "ManipulationError",
+    "ManipulationInput",
+    "ManipulationKind",
+    "ManipulationSpec",
+    "apply_manipulation",
+    "find_manipulation",
+    "known_manipulations",
+    "pad_to_ratio",
+    "register_manipulation",
+    "resolve_manipulation",
+    "word_count",
+]

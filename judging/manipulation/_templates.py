@@ -1,0 +1,256 @@
+"""fairpanel's own manipulations: fixed templates that need no model.
+
+Each keeps the candidate's own words, in order, and adds to them: padding restates the
+answer's sentences with filler between them, a citation or a register sentence frames it, and
+the bandwagon note sits outside the candidate. So a judge that reads content alone scores the
+twins alike, and a difference is the judge's response to the added framing. References for each
+are in docs/biases.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fairpanel.judging.manipulation._model import (
+    CONTROL_KIND,
+    Manipulated,
+    ManipulationInput,
+    ManipulationKind,
+)
+
+__all__ = ["BUILT_IN_KINDS", "pad_to_ratio", "word_count"]
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _replace_target(given: ManipulationInput, text: str) -> tuple[str, ...]:
+    texts = list(given.texts)
+    texts[given.target] = text
+    return tuple(texts)
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_RESTATE = ("In other words, ", "To restate this, ", "Put another way, ", "Once more, ")
+_FILLER = (
+    "This point is worth keeping in mind throughout.",
+    "It is important to consider this carefully.",
+    "This matters for the overall outcome of the task.",
+    "Each of these aspects deserves careful attention.",
+)
+
+
+def _lowered(sentence: str) -> str:
+    """The sentence continuing a restatement opener: its first letter lowered, unless it
+    starts an acronym or the pronoun I."""
+    return sentence if sentence[:2].isupper() else sentence[:1].lower() + sentence[1:]
+
+
+def pad_to_ratio(text: str, ratio: float) -> str:
+    """``text`` followed by a paragraph that restates its sentences, with filler between them,
+    in whole sentences until it holds at least ``ratio`` times the original's words. Nothing
+    is removed or reworded, so the content is the original's; only the restatement and filler
+    are new."""
+    words = word_count(text)
+    wanted = math.ceil(ratio * words) - words
+    if wanted <= 0:
+        return text
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()] or [text.strip()]
+    padding: list[str] = []
+    added = step = 0
+    while added < wanted:
+        restated = f"{_RESTATE[step % len(_RESTATE)]}{_lowered(sentences[step % len(sentences)])}"
+        for sentence in (restated, _FILLER[step % len(_FILLER)]):
+            size = word_count(sentence)
+            # Whole sentences only, stopping where the length comes closest to the ratio.
+            if added >= wanted or (padding and added + size - wanted > wanted - added):
+                return _joined(text, padding)
+            padding.append(sentence if sentence.endswith((".", "!", "?")) else f"{sentence}.")
+            added += size
+        step += 1
+    return _joined(text, padding)
+
+
+def _joined(text: str, padding: list[str]) -> str:
+    return f"{text}\n\n{' '.join(padding)}"
+
+
+class _NoParams(_Params):
+    pass
+
+
+def _unchanged(given: ManipulationInput) -> Manipulated:
+    return Manipulated(texts=given.texts)
+
+
+class VerbosityParams(_Params):
+    ratio: float = Field(
+        default=1.5,
+        gt=1.0,
+        le=4.0,
+        description="The padded candidate's length over the original's, in words (> 1)",
+    )
+
+
+def _verbosity(given: ManipulationInput) -> Manipulated:
+    params = VerbosityParams.model_validate(given.params)
+    target = given.texts[given.target]
+    return Manipulated(texts=_replace_target(given, pad_to_ratio(target, params.ratio)))
+
+
+def _verbosity_label(params: BaseModel) -> str:
+    ratio = VerbosityParams.model_validate(params.model_dump()).ratio
+    return f"verbosity-{ratio:g}x"
+
+
+class AuthorityParams(_Params):
+    citation: str = Field(
+        default=(
+            "According to a 2021 study in the Journal of Applied Professional Practice, this "
+            "approach is recognised as best practice by leading experts in the field."
+        ),
+        min_length=1,
+        max_length=500,
+        description="The fabricated citation or credential line appended to the candidate",
+    )
+
+
+def _authority(given: ManipulationInput) -> Manipulated:
+    params = AuthorityParams.model_validate(given.params)
+    target = given.texts[given.target]
+    return Manipulated(texts=_replace_target(given, f"{target}\n\n{params.citation}"))
+
+
+class BandwagonParams(_Params):
+    share: int = Field(
+        default=80, ge=51, le=100, description="The share of earlier reviewers said to agree (%)"
+    )
+
+
+def _bandwagon(given: ManipulationInput) -> Manipulated:
+    share = BandwagonParams.model_validate(given.params).share
+    if given.protocol == "pair":
+        note = (
+            f"For reference: {share}% of earlier reviewers preferred candidate {given.target_id}."
+        )
+    else:
+        note = f"For reference: {share}% of earlier reviewers rated candidate A above average."
+    return Manipulated(texts=given.texts, note=note)
+
+
+_REGISTERS: dict[str, tuple[str, str]] = {
+    "confident": (
+        "I am certain this is the right approach.",
+        "This plan will work, and I stand by every step of it.",
+    ),
+    "hedging": (
+        "I might be wrong, but this could perhaps be one possible approach.",
+        "I am not entirely sure this covers everything, so please treat it with caution.",
+    ),
+    "positive": (
+        "I am delighted to share this plan, and I am genuinely excited about it!",
+        "What a rewarding task this is; I hope this helps wonderfully.",
+    ),
+    "negative": (
+        "Unfortunately, this is a difficult and frustrating situation.",
+        "Sadly, there is no easy way around the problems this task brings.",
+    ),
+}
+
+
+class AssertivenessParams(_Params):
+    tone: Literal["confident", "hedging"] = Field(
+        default="confident", description="confident: a certain register; hedging: a tentative one"
+    )
+
+
+class SentimentParams(_Params):
+    tone: Literal["positive", "negative"] = Field(
+        default="positive", description="positive: an upbeat register; negative: a gloomy one"
+    )
+
+
+def _framed(given: ManipulationInput, tone: str) -> Manipulated:
+    opening, closing = _REGISTERS[tone]
+    target = given.texts[given.target]
+    return Manipulated(texts=_replace_target(given, f"{opening}\n\n{target}\n\n{closing}"))
+
+
+def _assertiveness(given: ManipulationInput) -> Manipulated:
+    return _framed(given, AssertivenessParams.model_validate(given.params).tone)
+
+
+def _sentiment(given: ManipulationInput) -> Manipulated:
+    return _framed(given, SentimentParams.model_validate(given.params).tone)
+
+
+def _tone_label(kind: str) -> Callable[[BaseModel], str]:
+    def label(params: BaseModel) -> str:
+        return f"{kind}-{params.model_dump()['tone']}"
+
+    return label
+
+
+BUILT_IN_KINDS: dict[str, ManipulationKind] = {
+    kind.name: kind
+    for kind in (
+        ManipulationKind(
+            name=CONTROL_KIND,
+            params=_NoParams,
+            apply=_unchanged,
+            label=lambda _: "same-text-control",
+            changes="nothing: the untouched trial judged again, afresh",
+            keeps="everything",
+        ),
+        ManipulationKind(
+            name="verbosity",
+            params=VerbosityParams,
+            apply=_verbosity,
+            label=_verbosity_label,
+            changes="length: a paragraph restating the answer with filler, to `ratio` x words",
+            keeps="every original word, in order",
+        ),
+        ManipulationKind(
+            name="authority",
+            params=AuthorityParams,
+            apply=_authority,
+            label=lambda _: "authority",
+            changes="a fabricated citation line after the answer",
+            keeps="every original word, in order",
+        ),
+        ManipulationKind(
+            name="bandwagon",
+            params=BandwagonParams,
+            apply=_bandwagon,
+            label=lambda p: f"bandwagon-{p.model_dump()['share']}",
+            changes="a note to the judges that most earlier reviewers preferred the candidate",
+            keeps="both candidates' texts",
+        ),
+        ManipulationKind(
+            name="assertiveness",
+            params=AssertivenessParams,
+            apply=_assertiveness,
+            label=_tone_label("assertiveness"),
+            changes="register: a confident or hedging opening and closing sentence",
+            keeps="every original word, in order",
+        ),
+        ManipulationKind(
+            name="sentiment",
+            params=SentimentParams,
+            apply=_sentiment,
+            label=_tone_label("sentiment"),
+            changes="register: an upbeat or gloomy opening and closing sentence",
+            keeps="every original word, in order",
+        ),
+    )
+}
