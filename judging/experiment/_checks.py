@@ -119,13 +119,26 @@ def _model_reference_problems(
     return problems
 
 
-def _manipulation_problems(arms: ArmsConfig) -> list[Problem]:
+SELF_PREFERENCE = "self_preference"
+
+
+def _manipulation_problems(arms: ArmsConfig, responder: str) -> list[Problem]:
     """An unknown kind, a parameter its kind refuses (a padding ratio below 1, say), or two
     arms with one label, each at its place in the file."""
     problems: list[Problem] = []
     labels: dict[str, int] = {}
     for index, entry in enumerate(arms.manipulations):
         where: Location = ("arms", "manipulations", index)
+        if entry.kind == SELF_PREFERENCE:
+            # Self-preference swaps in another model's answer to the same task: it needs a
+            # second responder model, which the responder does not take yet.
+            problems.append(
+                ((*where, "kind"), "self_preference compares a judge's scores for answers "
+                 "written by its own model with answers to the same task by another model, so "
+                 f"it needs at least two responder models; this experiment has one "
+                 f"(responder.model: {responder})")
+            )  # fmt: skip
+            continue
         if entry.kind == CONTROL_KIND:
             problems.append(
                 ((*where, "kind"), "the same-text control is added by "
@@ -153,7 +166,7 @@ def _manipulation_problems(arms: ArmsConfig) -> list[Problem]:
 def name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
     """Problems with names that only the persona, identity and scenario files can settle."""
     problems, located = _panel_layout(config)
-    problems += _manipulation_problems(config.arms)
+    problems += _manipulation_problems(config.arms, config.responder.model)
     references: list[tuple[Location, str]] = [(("responder", "model"), config.responder.model)]
     references += [(("panel_models", i), m) for i, m in enumerate(config.panel_models or [])]
     problems += _model_reference_problems(config, references)

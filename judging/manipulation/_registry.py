@@ -9,6 +9,7 @@ so a package installed after import is seen; fairpanel's own names always win.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -90,8 +91,10 @@ def resolve_manipulation(
 
 
 def apply_manipulation(spec: ManipulationSpec, given: ManipulationInput) -> Manipulated:
-    """``spec``'s change to ``given``; a result that changes a candidate other than the target,
-    or the number of candidates, is refused (it would confound the twin comparison)."""
+    """``spec``'s change to ``given`` (with ``spec``'s parameters, whatever ``given`` holds);
+    a result that changes a candidate other than the target, or the number of candidates, is
+    refused (it would confound the twin comparison)."""
+    given = replace(given, params=dict(spec.params))
     result = find_manipulation(spec.kind).apply(given)
     others = [i for i in range(len(given.texts)) if i != given.target]
     if len(result.texts) != len(given.texts) or any(
