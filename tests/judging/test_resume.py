@@ -101,3 +101,69 @@ def test_sigkill_then_rerun_completes_without_repeats(
             "GROUP BY 1, 2, 3 HAVING COUNT(*) > 1)"
         ).fetchone()[0]
         assert duplicates == 0
+
+
+MANIPULATED = """\
+name: resume-manipulations
+models:
+  judge:
+    id: openai-compatible/judge
+    base_url: {base_url}
+    api_key_env: FAIRPANEL_TEST_KEY
+    structured_output: true
+panel:
+  judges: [domain_expert, clarity_editor]
+  model: judge
+  discussion_rounds: 0
+responder:
+  model: judge
+scenarios:
+  bases: [fitness-coaching, nursing-care-plan]
+  derived_per_base: 1
+identities:
+  categories: [gender]
+pair: {{counterbalance: false}}
+arms:
+  placebo: false
+  same_label: false
+  manipulations: [{{kind: verbosity, ratio: 2}}, bandwagon]
+concurrency: 4
+"""
+MANIPULATED_TRIALS = 2 * (2 + 1) * (1 + 2 + 1)  # main, two manipulations and the control
+
+
+def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_call(
+    write_experiment: WriteExperiment, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer(judge_like, latency=0.05, api_key=SECRET) as server:
+        path = write_experiment(MANIPULATED.format(base_url=server.base_url))
+        out = tmp_path / "run"
+        db_path = out / "fairpanel.sqlite"
+        process = _run(path, out)
+        deadline = time.monotonic() + 60
+        while _count(db_path, "trials") < 6:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "run made no progress"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        calls_at_kill, requests_at_kill = _count(db_path, "calls"), len(server.requests)
+        assert _count(db_path, "trials") < MANIPULATED_TRIALS, "killed too late to test anything"
+        rerun = _run(path, out)
+        _, stderr = rerun.communicate(timeout=120)
+        assert rerun.returncode == 0, stderr.decode()
+        summary = read_json(out / "summary.json")
+        assert summary["trials_total"] == summary["trials_ok"] == MANIPULATED_TRIALS
+        final_calls = _count(db_path, "calls")
+        assert len(server.requests) - requests_at_kill == final_calls - calls_at_kill
+    with sqlite3.connect(db_path) as db:
+        query = "SELECT json_extract(spec, '$.arm'), COUNT(*) FROM trials GROUP BY 1"
+        arms = dict(db.execute(query))
+        assert arms == {"main": 6, "manipulation": 18}
+        # The control's calls are its own (a fresh sample), not the untouched trial's, so every
+        # trial made its calls: 2 judges x 2 rounds, with no call shared between trials.
+        shared = db.execute(
+            "SELECT COUNT(*) FROM (SELECT value FROM turns, json_each(turns.call_keys) "
+            "GROUP BY value HAVING COUNT(DISTINCT trial_key) > 1)"
+        ).fetchone()[0]
+        assert shared == 0
