@@ -143,6 +143,12 @@ class MockBias(BaseModel):
         ge=1,
         description="The word count from which length_preference starts to act",
     )
+    responder_style: int = Field(
+        default=0,
+        ge=0,
+        description="As a responder, mixed into which steps the mock writes (0: the default "
+        "mock's answers), so two mock responder models answer one task differently",
+    )
     judge_leniency_sd: float = Field(
         default=0.0,
         ge=0.0,

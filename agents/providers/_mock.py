@@ -61,6 +61,7 @@ _INJECTION_ANYWHERE = re.compile(_INJECTION_PHRASE, re.IGNORECASE)
 """The phrase alone: a quick test that spares the line pattern's backtracking on the (usual)
 texts without one."""
 _REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
+_LONGER = re.compile(r"to about (\d+(?:\.\d+)?) times its length")
 _UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
 _TASK = re.compile(r"<task>\n?(?P<text>.*?)\n?</task>", re.DOTALL)
 _MALFORMED = "I would rate this quite highly overall, it is a solid answer."
@@ -102,17 +103,27 @@ def _random_effect(
     return effect
 
 
-def _responder_text(request: ModelRequest) -> str:
+def _responder_text(request: ModelRequest, style: int = 0) -> str:
+    """An answer of four steps, or a rewrite of the fenced response: a few words swapped, or
+    (asked for "about N times its length") followed by restatements of itself to that length."""
     last = request.messages[-1].content
     rewrite = _REWRITE.search(last)
     if rewrite:
         text = rewrite.group("text")
+        longer = _LONGER.search(last)
+        if longer:
+            words, wanted = len(text.split()), float(longer.group(1)) * len(text.split())
+            restated = [text]
+            while sum(len(part.split()) for part in restated) < wanted - words / 2:
+                restated.append(f"In other words: {text}")
+            return "\n\n".join(restated)
         for old, new in _SYNONYMS:
             text = text.replace(old, new, 1)
         return text
     topic = " ".join(last.split()[:10])
+    salt = (f"style={style}",) if style else ()  # the default mock's answers stay as they were
     steps = [
-        f"Step {i + 1}: {_STEP_VERBS[pick(len(_STEP_VERBS), last, str(i))]} "
+        f"Step {i + 1}: {_STEP_VERBS[pick(len(_STEP_VERBS), last, str(i), *salt)]} "
         f"the key points of the task ({topic}...)."
         for i in range(4)
     ]
@@ -332,11 +343,11 @@ def mock_reply(request: ModelRequest, bias: MockBias) -> str:
             return _choice_reply(request, bias, options)
         if _UNIT_INTERVAL.search(request.messages[-1].content):
             return _unit_interval_reply(request, bias)
-        return _responder_text(request)
+        return _responder_text(request, bias.responder_style)
     return _judge_reply(request, bias)
 
 
-_ADDED_SETTINGS = ("length_preference", "length_reference_words")
+_ADDED_SETTINGS = ("length_preference", "length_reference_words", "responder_style")
 """MockBias fields added after mock runs were stored: left out of the digests at their
 defaults, so those runs' cache keys (which hold the endpoint) stay what they were."""
 

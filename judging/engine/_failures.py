@@ -14,9 +14,17 @@ import re
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._records import TrialRecord
 
-__all__ = ["FAILURE_REASONS", "RESPONDER_FAILED", "failure_reason", "responder_failed"]
+__all__ = [
+    "FAILURE_REASONS",
+    "MANIPULATION_REFUSED",
+    "RESPONDER_FAILED",
+    "failure_reason",
+    "manipulation_refused",
+    "responder_failed",
+]
 
 RESPONDER_FAILED = "responder call failed"
+MANIPULATION_REFUSED = "manipulation refused"
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rate_limited", re.compile(r"\bHTTP 429\b")),
@@ -27,6 +35,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("connection", re.compile(r"Connection|RemoteProtocol|disconnected", re.IGNORECASE)),
     ("bad_response", re.compile(r"unusable response|no text content|no content list")),
     ("no_valid_answer", re.compile(r"gave a valid final answer|gave no valid answer")),
+    ("manipulation_refused", re.compile(rf"^{MANIPULATION_REFUSED}:")),
 )
 FAILURE_REASONS = (*(name for name, _ in _PATTERNS), "other")
 """Every reason ``failure_reason`` can return."""
@@ -48,6 +57,20 @@ def responder_failed(spec: TrialSpec, error: Exception) -> TrialRecord:
         spec=spec.model_dump(mode="json"),
         status="failed",
         error=f"{RESPONDER_FAILED}: {error}",
+        consensus=None,
+        turns=[],
+    )
+
+
+def manipulation_refused(spec: TrialSpec, reason: str) -> TrialRecord:
+    """The record of a manipulated twin whose model-written text failed its check (a rewrite
+    that missed its length or dropped content): never shown to the judges, never scored."""
+    return TrialRecord(
+        key=spec.key(),
+        protocol=spec.protocol,
+        spec=spec.model_dump(mode="json"),
+        status="failed",
+        error=f"{MANIPULATION_REFUSED}: {reason}",
         consensus=None,
         turns=[],
     )

@@ -22,13 +22,24 @@ from fairpanel.agents import (
     ModelCallError,
     ModelClient,
     ModelRequest,
+    Sampling,
 )
 from fairpanel.judging.engine._batch_mode import BatchMode
-from fairpanel.judging.engine._failures import failure_reason, responder_failed
+from fairpanel.judging.engine._failures import (
+    failure_reason,
+    manipulation_refused,
+    responder_failed,
+)
 from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_responses
 from fairpanel.judging.engine._panel_summary import panel_summaries
 from fairpanel.judging.engine._provenance import environment
 from fairpanel.judging.engine._pulse import metered
+from fairpanel.judging.engine._rewrites import (
+    ManipulationRefusedError,
+    Writer,
+    manipulated_responses,
+    writer_models,
+)
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
 from fairpanel.judging.engine._similar_responses import report_similar_responses
 from fairpanel.judging.engine._store import Store
@@ -130,6 +141,8 @@ def _roles(config: ExperimentConfig) -> list[ModelRole]:
     roles: list[ModelRole] = []
     if config.responses_from is None:
         roles.append(("responder", config.responder_spec, config.responder.sampling))
+    for model in writer_models(config):
+        roles.append((f"responder {model}", config.model_spec(model), config.responder.sampling))
     for name, panel in config.panel_items():
         prefix = f"{name} " if config.multi_panel else ""
         for seat in panel.seats():
@@ -138,6 +151,11 @@ def _roles(config: ExperimentConfig) -> list[ModelRole]:
         if panel.consensus == "moderator":
             roles.append((f"{prefix}moderator", config.model_spec(panel.model), panel.sampling))
     return roles
+
+
+def _writing(config: ExperimentConfig, model: str) -> Sampling:
+    """How a model writes candidate texts: its own sampling under the responder's."""
+    return config.model_spec(model).sampling.merged(config.responder.sampling)
 
 
 async def _responses_for(
@@ -325,6 +343,12 @@ async def _run_pending(
         for reference in (panel.model, *(str(seat.model) for seat in panel.seats()))
     }
     judge_clients = {ref: await batch_mode.client(config.model_spec(ref)) for ref in references}
+    writers: dict[str | None, Writer] = {
+        model: (await batch_mode.client(config.model_spec(model)), _writing(config, model))
+        for model in writer_models(config)
+    }
+    if responder is not None:
+        writers[None] = (responder, _writing(config, config.responder.model))
     scenarios = {s.id: s for s in design.scenarios}
     responses: dict[str, asyncio.Task[dict[int, str]]] = {}
 
@@ -339,13 +363,18 @@ async def _run_pending(
         return responses[scenario_id]
 
     async def trial(spec: TrialSpec) -> TrialRecord:
+        task = scenarios[spec.scenario_id].prompt
         try:
-            responses_shown = await responses_of(spec.scenario_id)
+            responses_shown = await manipulated_responses(
+                spec, task, await responses_of(spec.scenario_id), writers=writers, caller=caller
+            )
         except ModelCallError as exc:
             return responder_failed(spec, exc)
+        except ManipulationRefusedError as exc:
+            return manipulation_refused(spec, str(exc))
         return await run_trial(
             spec,
-            task=scenarios[spec.scenario_id].prompt,
+            task=task,
             responses=responses_shown,
             personas=design.personas,
             clients=judge_clients,

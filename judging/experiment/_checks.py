@@ -22,12 +22,16 @@ from fairpanel.judging.experiment._candidates import (
 )
 from fairpanel.judging.experiment._config import (
     PANEL_NAME,
-    ArmsConfig,
     ExperimentConfig,
     JudgeSeat,
     PanelConfig,
 )
-from fairpanel.judging.manipulation import CONTROL_KIND, ManipulationError
+from fairpanel.judging.manipulation import (
+    CONTROL_KIND,
+    ManipulationError,
+    ManipulationSpec,
+    find_manipulation,
+)
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios
 
@@ -119,26 +123,39 @@ def _model_reference_problems(
     return problems
 
 
-SELF_PREFERENCE = "self_preference"
+def _writer_problems(
+    config: ExperimentConfig, where: Location, spec: ManipulationSpec
+) -> list[Problem]:
+    """A manipulation a model writes needs that model: a second responder model for
+    self-preference (not the responder itself), and the responder for a rewrite (which
+    ``responses_from`` does not call)."""
+    kind = find_manipulation(spec.kind)
+    ask = kind.rewrite(kind.params.model_validate(spec.params)) if kind.rewrite else None
+    if ask is None:
+        return []
+    if ask.model is None:
+        if config.responses_from is None:
+            return []
+        return [((*where, "by"), f"{spec.label} is written by the responder model, which "
+                 "`responses_from` does not call; use the template (by: template)")]  # fmt: skip
+    unknown = _model_reference_problems(config, [((*where, "model"), ask.model)])
+    responder = config.responder_spec.id
+    if unknown:
+        return unknown
+    if config.model_spec(ask.model).id == responder:
+        return [((*where, "model"), f"{spec.kind} compares answers by two responder models, "
+                 f"and this arm's model is the responder's own ({responder}): name a second "
+                 "model (a name from `models` or a 'provider/model' id)")]  # fmt: skip
+    return []
 
 
-def _manipulation_problems(arms: ArmsConfig, responder: str) -> list[Problem]:
-    """An unknown kind, a parameter its kind refuses (a padding ratio below 1, say), or two
-    arms with one label, each at its place in the file."""
+def _manipulation_problems(config: ExperimentConfig) -> list[Problem]:
+    """An unknown kind, a parameter its kind refuses (a padding ratio below 1, say), a model it
+    needs and cannot have, or two arms with one label, each at its place in the file."""
     problems: list[Problem] = []
     labels: dict[str, int] = {}
-    for index, entry in enumerate(arms.manipulations):
+    for index, entry in enumerate(config.arms.manipulations):
         where: Location = ("arms", "manipulations", index)
-        if entry.kind == SELF_PREFERENCE:
-            # Self-preference swaps in another model's answer to the same task: it needs a
-            # second responder model, which the responder does not take yet.
-            problems.append(
-                ((*where, "kind"), "self_preference compares a judge's scores for answers "
-                 "written by its own model with answers to the same task by another model, so "
-                 f"it needs at least two responder models; this experiment has one "
-                 f"(responder.model: {responder})")
-            )  # fmt: skip
-            continue
         if entry.kind == CONTROL_KIND:
             problems.append(
                 ((*where, "kind"), "the same-text control is added by "
@@ -154,6 +171,7 @@ def _manipulation_problems(arms: ArmsConfig, responder: str) -> list[Problem]:
             for error in exc.errors():
                 problems.append(((*where, *error["loc"]), f"{entry.kind}: {error['msg']}"))
             continue
+        problems += _writer_problems(config, where, spec)
         if spec.label in labels:
             problems.append(
                 ((*where, "label"), f"label {spec.label!r} is also manipulation "
@@ -166,7 +184,7 @@ def _manipulation_problems(arms: ArmsConfig, responder: str) -> list[Problem]:
 def name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
     """Problems with names that only the persona, identity and scenario files can settle."""
     problems, located = _panel_layout(config)
-    problems += _manipulation_problems(config.arms, config.responder.model)
+    problems += _manipulation_problems(config)
     references: list[tuple[Location, str]] = [(("responder", "model"), config.responder.model)]
     references += [(("panel_models", i), m) for i, m in enumerate(config.panel_models or [])]
     problems += _model_reference_problems(config, references)

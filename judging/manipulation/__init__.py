@@ -7,6 +7,7 @@ from fairpanel.judging.manipulation._model import (
     ManipulationInput,
     ManipulationKind,
     ManipulationSpec,
+    RewriteAsk,
 )
 from fairpanel.judging.manipulation._registry import (
     ENTRY_POINT_GROUP,
@@ -17,6 +18,7 @@ from fairpanel.judging.manipulation._registry import (
     register_manipulation,
     resolve_manipulation,
 )
+from fairpanel.judging.manipulation._rewrites import content_overlap
 from fairpanel.judging.manipulation._templates import pad_to_ratio, word_count
 
 __all__ = [
@@ -27,7 +29,9 @@ __all__ = [
     "ManipulationInput",
     "ManipulationKind",
     "ManipulationSpec",
+    "RewriteAsk",
     "apply_manipulation",
+    "content_overlap",
     "find_manipulation",
     "known_manipulations",
     "pad_to_ratio",

@@ -22,6 +22,7 @@ __all__ = [
     "ManipulationInput",
     "ManipulationKind",
     "ManipulationSpec",
+    "RewriteAsk",
 ]
 
 CONTROL_KIND = "none"
@@ -35,7 +36,7 @@ class ManipulationSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: str
-    label: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
+    label: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,79}$")
     params: dict[str, Any] = Field(default_factory=dict)
 
     @property
@@ -70,13 +71,32 @@ class Manipulated:
 
 
 @dataclass(frozen=True, slots=True)
+class RewriteAsk:
+    """A manipulation made by a model rather than a template: what to ask for the
+    manipulated candidate's text. ``instruction`` asks the model to rewrite the original
+    (shown to it fenced, after the task); None asks for a fresh answer to the task, as the
+    responder wrote the original. ``model`` is who writes it (None: the responder). The runner
+    makes the call once through the call cache, so every panel, label and order reuses it and
+    a resumed run does not repeat it."""
+
+    instruction: str | None
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ManipulationKind:
     """A registered manipulation.
 
     ``params`` validates the parameters a config gives (a pydantic model; its defaults fill
     the rest); ``label`` names one parameterisation in results ("verbosity-2x"); ``apply``
     makes the change, a pure function of its input so a re-run shows the judges the very
-    same text. ``keeps`` and ``changes`` say, in a phrase each, what a reader may rely on."""
+    same text. ``keeps`` and ``changes`` say, in a phrase each, what a reader may rely on.
+
+    A kind whose text a model writes also has ``rewrite`` (the ask for given parameters, or
+    None when these parameters need no model) and ``check`` (given the parameters, the
+    original and the written text, the reason the text is refused, or None): a refused text
+    fails the trial with that reason rather than reaching the judges. Its ``apply`` then sees
+    the written text already in place."""
 
     name: str
     params: type[BaseModel]
@@ -84,3 +104,5 @@ class ManipulationKind:
     label: Callable[[BaseModel], str]
     changes: str
     keeps: str
+    rewrite: Callable[[BaseModel], RewriteAsk | None] | None = None
+    check: Callable[[BaseModel, str, str], str | None] | None = None

@@ -13,13 +13,13 @@ from dataclasses import replace
 from importlib.metadata import entry_points
 from typing import Any
 
+from fairpanel.judging.manipulation._builtins import BUILT_IN_KINDS
 from fairpanel.judging.manipulation._model import (
     Manipulated,
     ManipulationInput,
     ManipulationKind,
     ManipulationSpec,
 )
-from fairpanel.judging.manipulation._templates import BUILT_IN_KINDS
 
 __all__ = [
     "ENTRY_POINT_GROUP",

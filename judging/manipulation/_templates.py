@@ -17,17 +17,48 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fairpanel.judging.manipulation._model import (
-    CONTROL_KIND,
     Manipulated,
     ManipulationInput,
-    ManipulationKind,
 )
 
-__all__ = ["BUILT_IN_KINDS", "pad_to_ratio", "word_count"]
+__all__ = [
+    "AssertivenessParams",
+    "AuthorityParams",
+    "BandwagonParams",
+    "NoParams",
+    "SentimentParams",
+    "VerbosityParams",
+    "assertiveness",
+    "authority",
+    "bandwagon",
+    "pad_to_ratio",
+    "sentiment",
+    "tone_label",
+    "unchanged",
+    "verbosity",
+    "verbosity_label",
+    "word_count",
+]
 
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Writable(_Params):
+    """Parameters of a manipulation a template makes, or the responder model rewrites."""
+
+    by: Literal["template", "responder"] = Field(
+        default="template",
+        description="template: fairpanel's fixed text, no model; responder: the responder "
+        "model rewrites the answer (one cached call, checked before the judges see it)",
+    )
+    min_overlap: float = Field(
+        default=0.8,
+        ge=0.0,
+        le=1.0,
+        description="A rewrite must keep this share of the original's content words",
+    )
 
 
 def _replace_target(given: ManipulationInput, text: str) -> tuple[str, ...]:
@@ -85,15 +116,15 @@ def _joined(text: str, padding: list[str]) -> str:
     return f"{text}\n\n{' '.join(padding)}"
 
 
-class _NoParams(_Params):
+class NoParams(_Params):
     pass
 
 
-def _unchanged(given: ManipulationInput) -> Manipulated:
+def unchanged(given: ManipulationInput) -> Manipulated:
     return Manipulated(texts=given.texts)
 
 
-class VerbosityParams(_Params):
+class VerbosityParams(_Writable):
     ratio: float = Field(
         default=1.5,
         gt=1.0,
@@ -102,15 +133,17 @@ class VerbosityParams(_Params):
     )
 
 
-def _verbosity(given: ManipulationInput) -> Manipulated:
+def verbosity(given: ManipulationInput) -> Manipulated:
     params = VerbosityParams.model_validate(given.params)
+    if params.by == "responder":  # the rewrite is already in place
+        return Manipulated(texts=given.texts)
     target = given.texts[given.target]
     return Manipulated(texts=_replace_target(given, pad_to_ratio(target, params.ratio)))
 
 
-def _verbosity_label(params: BaseModel) -> str:
-    ratio = VerbosityParams.model_validate(params.model_dump()).ratio
-    return f"verbosity-{ratio:g}x"
+def verbosity_label(params: BaseModel) -> str:
+    checked = VerbosityParams.model_validate(params.model_dump())
+    return f"verbosity-{checked.ratio:g}x" + ("-rewritten" if checked.by == "responder" else "")
 
 
 class AuthorityParams(_Params):
@@ -125,7 +158,7 @@ class AuthorityParams(_Params):
     )
 
 
-def _authority(given: ManipulationInput) -> Manipulated:
+def authority(given: ManipulationInput) -> Manipulated:
     params = AuthorityParams.model_validate(given.params)
     target = given.texts[given.target]
     return Manipulated(texts=_replace_target(given, f"{target}\n\n{params.citation}"))
@@ -137,7 +170,7 @@ class BandwagonParams(_Params):
     )
 
 
-def _bandwagon(given: ManipulationInput) -> Manipulated:
+def bandwagon(given: ManipulationInput) -> Manipulated:
     share = BandwagonParams.model_validate(given.params).share
     if given.protocol == "pair":
         note = (
@@ -168,89 +201,37 @@ _REGISTERS: dict[str, tuple[str, str]] = {
 }
 
 
-class AssertivenessParams(_Params):
+class AssertivenessParams(_Writable):
     tone: Literal["confident", "hedging"] = Field(
         default="confident", description="confident: a certain register; hedging: a tentative one"
     )
 
 
-class SentimentParams(_Params):
+class SentimentParams(_Writable):
     tone: Literal["positive", "negative"] = Field(
         default="positive", description="positive: an upbeat register; negative: a gloomy one"
     )
 
 
 def _framed(given: ManipulationInput, tone: str) -> Manipulated:
+    if given.params.get("by") == "responder":  # the rewrite is already in place
+        return Manipulated(texts=given.texts)
     opening, closing = _REGISTERS[tone]
     target = given.texts[given.target]
     return Manipulated(texts=_replace_target(given, f"{opening}\n\n{target}\n\n{closing}"))
 
 
-def _assertiveness(given: ManipulationInput) -> Manipulated:
+def assertiveness(given: ManipulationInput) -> Manipulated:
     return _framed(given, AssertivenessParams.model_validate(given.params).tone)
 
 
-def _sentiment(given: ManipulationInput) -> Manipulated:
+def sentiment(given: ManipulationInput) -> Manipulated:
     return _framed(given, SentimentParams.model_validate(given.params).tone)
 
 
-def _tone_label(kind: str) -> Callable[[BaseModel], str]:
+def tone_label(kind: str) -> Callable[[BaseModel], str]:
     def label(params: BaseModel) -> str:
-        return f"{kind}-{params.model_dump()['tone']}"
+        dumped = params.model_dump()
+        return f"{kind}-{dumped['tone']}" + ("-rewritten" if dumped["by"] == "responder" else "")
 
     return label
-
-
-BUILT_IN_KINDS: dict[str, ManipulationKind] = {
-    kind.name: kind
-    for kind in (
-        ManipulationKind(
-            name=CONTROL_KIND,
-            params=_NoParams,
-            apply=_unchanged,
-            label=lambda _: "same-text-control",
-            changes="nothing: the untouched trial judged again, afresh",
-            keeps="everything",
-        ),
-        ManipulationKind(
-            name="verbosity",
-            params=VerbosityParams,
-            apply=_verbosity,
-            label=_verbosity_label,
-            changes="length: a paragraph restating the answer with filler, to `ratio` x words",
-            keeps="every original word, in order",
-        ),
-        ManipulationKind(
-            name="authority",
-            params=AuthorityParams,
-            apply=_authority,
-            label=lambda _: "authority",
-            changes="a fabricated citation line after the answer",
-            keeps="every original word, in order",
-        ),
-        ManipulationKind(
-            name="bandwagon",
-            params=BandwagonParams,
-            apply=_bandwagon,
-            label=lambda p: f"bandwagon-{p.model_dump()['share']}",
-            changes="a note to the judges that most earlier reviewers preferred the candidate",
-            keeps="both candidates' texts",
-        ),
-        ManipulationKind(
-            name="assertiveness",
-            params=AssertivenessParams,
-            apply=_assertiveness,
-            label=_tone_label("assertiveness"),
-            changes="register: a confident or hedging opening and closing sentence",
-            keeps="every original word, in order",
-        ),
-        ManipulationKind(
-            name="sentiment",
-            params=SentimentParams,
-            apply=_sentiment,
-            label=_tone_label("sentiment"),
-            changes="register: an upbeat or gloomy opening and closing sentence",
-            keeps="every original word, in order",
-        ),
-    )
-}

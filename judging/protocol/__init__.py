@@ -13,6 +13,7 @@ from fairpanel.judging.protocol._judgment import (
 from fairpanel.judging.protocol._prompts import (
     judge_ask,
     judge_context,
+    manipulation_rewrite_messages,
     responder_messages,
     rewrite_messages,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "defuse",
     "judge_ask",
     "judge_context",
+    "manipulation_rewrite_messages",
     "output_schema",
     "parse_judgment",
     "parse_text_judgment",

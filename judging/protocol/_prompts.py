@@ -71,6 +71,22 @@ def rewrite_messages(task: str, first_response: str) -> list[tuple[str, str]]:
     ]
 
 
+def manipulation_rewrite_messages(
+    task: str, response: str, instruction: str
+) -> list[tuple[str, str]]:
+    """A manipulation arm's rewrite of response 1 (``instruction`` says how: longer, in
+    another register), asked of the responder as response 2 is."""
+    return [
+        ("system", RESPONDER_SYSTEM),
+        (
+            "user",
+            f"Task: {task}\n\nHere is a response to the task:\n"
+            f"<response>\n{defuse(response)}\n</response>\n\n"
+            f"{instruction} Reply with the rewritten response only.",
+        ),
+    ]
+
+
 def _rubric() -> str:
     return "\n".join(f"- {metric}: {METRIC_DEFINITIONS[metric]}" for metric in METRICS)
 

@@ -184,7 +184,17 @@ def _error(path: Path) -> str:
     [
         ("    - verbosty\n", "arms.manipulations[2].kind", "unknown manipulation 'verbosty'"),
         ("    - {kind: verbosity, ratio: 0.8}\n", "arms.manipulations[2].ratio", "greater than 1"),
-        ("    - self_preference\n", "arms.manipulations[2].kind", "at least two responder"),
+        ("    - self_preference\n", "arms.manipulations[2].model", "Field required"),
+        (
+            "    - {kind: self_preference, model: mock/responder}\n",
+            "arms.manipulations[2].model",
+            "the responder's own (mock/responder)",
+        ),
+        (
+            "    - {kind: self_preference, model: mocky/other}\n",
+            "arms.manipulations[2].model",
+            "neither a name in `models`",
+        ),
         ("    - {kind: authority}\n", "arms.manipulations[2].label", "give one a `label`"),
         ("    - none\n", "arms.manipulations[2].kind", "manipulation_control"),
         ("    - {kind: bandwagon, share: 30}\n", "arms.manipulations[2].share", "share"),
