@@ -86,10 +86,12 @@ def profile_panels(results: RunResults) -> list[ProfilePanel]:
     """Each panel's bias profile: every panel of a multi-panel run (the top-level block repeats
     the first panel's, so it is not shown twice), else the run's own; panels without rows are
     left out, so an empty list means the run had no manipulation arms."""
-    if results.panels:
-        panels = [ProfilePanel(name, list(p.bias_profile)) for name, p in results.panels.items()]
-    else:
-        panels = [ProfilePanel("", list(results.bias_profile))]
+    panels = [ProfilePanel(name, list(p.bias_profile)) for name, p in results.panels.items()]
+    if not any(panel.rows for panel in panels):
+        # One panel, or a file whose panels lack their own block: the top-level one is the
+        # first panel's.
+        first = next(iter(results.panels), "")
+        panels = [ProfilePanel(first if len(results.panels) > 1 else "", results.bias_profile)]
     return [panel for panel in panels if panel.rows]
 
 
