@@ -217,5 +217,8 @@ def bias_profile_context(results: RunResults) -> dict[str, Any] | None:
         "several": len(panels) > 1,
         "figure": bias_profile_figure(panels),
         "confidence": panels[0].rows[0].confidence,
-        "method": next((r.method for p in panels for r in p.rows if r.method), ""),
+        # Rows share one method but for their counts: the first tested row's says it.
+        "method": next(
+            (r.method for p in panels for r in p.rows if r.method and r.p_holm is not None), ""
+        ),
     }

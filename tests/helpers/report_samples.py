@@ -107,15 +107,16 @@ def bias_profile_rows() -> list[dict[str, Any]]:
     (verbosity, single), one not called (authority, pair), one that could not be tested
     (bandwagon: too few bases) and the same-text control, not called."""
     method = "cluster bootstrap over base scenarios; Holm over the manipulation family"
-    common = {"confidence": 0.95, "test": "cluster bootstrap (base-scenario means)"}
+    common = {"confidence": 0.95, "test": "paired cluster bootstrap (base scenarios)"}
+    points = {"measure": "score", "scale": "score points (0-10, mean of the four metrics)"}
+    share = {"measure": "win share", "scale": "win share of the manipulated candidate (-1..1)"}
     return [
         {
             **common,
             "manipulation": "verbosity-2x",
             "kind": "verbosity",
             "protocol": "single",
-            "measure": "mean score",
-            "scale": "score points",
+            **points,
             "estimate": 0.84,
             "ci_low": 0.41,
             "ci_high": 1.27,
@@ -132,8 +133,7 @@ def bias_profile_rows() -> list[dict[str, Any]]:
             "manipulation": "authority",
             "kind": "authority",
             "protocol": "pair",
-            "measure": "win share",
-            "scale": "win share",
+            **share,
             "estimate": 0.06,
             "ci_low": -0.08,
             "ci_high": 0.2,
@@ -149,8 +149,7 @@ def bias_profile_rows() -> list[dict[str, Any]]:
             "manipulation": "bandwagon",
             "kind": "bandwagon",
             "protocol": "single",
-            "measure": "mean score",
-            "scale": "score points",
+            **points,
             "estimate": 0.3,
             "n_pairs": 6,
             "n_bases": 3,
@@ -162,8 +161,7 @@ def bias_profile_rows() -> list[dict[str, Any]]:
             "kind": "none",
             "control": True,
             "protocol": "single",
-            "measure": "mean score",
-            "scale": "score points",
+            **points,
             "estimate": -0.05,
             "ci_low": -0.31,
             "ci_high": 0.22,
