@@ -1,6 +1,6 @@
 """One leaderboard row per run folder (its judge, largest primary identity effect, primary
-detection rate, position bias, the control arms' own verdicts, agreement, parse failures and
-cost) and the ranking of those rows by one column.
+detection rate, position bias, the control arms' own verdicts, the manipulations that move the
+panel, agreement, parse failures and cost) and the ranking of those rows by one column.
 
 Every value is read from what the run folder already holds (results.json, summary.json,
 experiment.resolved.json, manifest.json); ``compare_runs`` adds the differences between runs.
@@ -33,6 +33,7 @@ SORT_COLUMNS: dict[str, tuple[str, bool]] = {
     "detected": ("share of primary tests that detect an effect", False),
     "position_bias": ("distance of the first-position win rate from 50%", False),
     "false_positives": ("share of control arms whose headline called an identity effect", False),
+    "bias_profile": ("share of the tested manipulations that move the panel", False),
     "agreement": ("mean Krippendorff alpha", True),
     "parse_failures": ("parse-failure rate", False),
     "cost": ("cost per 1,000 judgments", False),
@@ -144,6 +145,26 @@ def _false_positives(results: RunResults) -> dict[str, Any]:
     }
 
 
+def _bias_profile(results: RunResults) -> dict[str, Any]:
+    """The manipulation arms (``bias_profile``) counted by manipulation, either protocol: how
+    many there are, how many could be tested, which were called; the same-text control apart
+    (``control_called``: None without a tested control row), since its call is the rule's own
+    false call, not a bias of the panel."""
+    rows = [row for row in results.bias_profile if not row.control]
+    names = list(dict.fromkeys(row.manipulation for row in rows))
+    tested = list(dict.fromkeys(row.manipulation for row in rows if row.p_holm is not None))
+    called = list(dict.fromkeys(row.manipulation for row in rows if row.called))
+    controls = [row for row in results.bias_profile if row.control and row.p_holm is not None]
+    return {
+        "manipulations": len(names),
+        "tested": len(tested),
+        "called": len(called),
+        "labels": called,
+        "untested": [name for name in names if name not in tested],
+        "control_called": any(row.called for row in controls) if controls else None,
+    }
+
+
 def _agreement(results: RunResults) -> dict[str, Any]:
     values = [
         float(row.alpha)
@@ -201,6 +222,7 @@ def leaderboard_row(run: RunInputs) -> dict[str, Any]:
             key: position.get(key) for key in ("first_position_win_rate", "ci_low", "ci_high", "n")
         },
         "false_positives": _false_positives(results),
+        "bias_profile": _bias_profile(results),
         "agreement": _agreement(results),
         "parse_failures": _parse_failures(results),
         "cost": _cost(run.summary),
@@ -218,6 +240,10 @@ def _sort_value(row: Mapping[str, Any], column: str) -> float | str | None:
     if column == "position_bias":
         rate = row["position_bias"]["first_position_win_rate"]
         return None if rate is None else abs(float(rate) - 0.5)
+    if column == "bias_profile":
+        profile = row.get("bias_profile") or {}
+        tested = int(profile.get("tested") or 0)
+        return int(profile.get("called") or 0) / tested if tested else None
     nested = {
         "false_positives": ("false_positives", "rate"),
         "agreement": ("agreement", "mean_alpha"),

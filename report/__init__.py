@@ -3,9 +3,19 @@
 Everything here renders what ``fairpanel.analysis`` computed; no statistic is computed here.
 A study brings its own part of its page (``Study.report`` returns a ``StudyPage`` of
 ``Section``s); the figure kit it draws with (``new_figure``, ``styled``, ``embed``,
-``interval_bars``, the palette) and the number formatters are public here for that.
+``interval_bars``, the palette) and the number formatters are public here for that. The bias
+profile's reading (``profile_panels``, ``profile_state``, ``profile_estimate``) is public for the
+terminal, which shows the same rows.
 """
 
+from fairpanel.report._bias_profile import (
+    ProfilePanel,
+    ProfileState,
+    profile_estimate,
+    profile_interval,
+    profile_panels,
+    profile_state,
+)
 from fairpanel.report._compare_page import (
     COLUMNS,
     RANK_COLUMN,
@@ -71,6 +81,8 @@ __all__ = [
     "EmbeddedFigure",
     "Headline",
     "IntervalBar",
+    "ProfilePanel",
+    "ProfileState",
     "ReportInputs",
     "Section",
     "StudyPage",
@@ -91,6 +103,10 @@ __all__ = [
     "new_figure",
     "percent",
     "percent_axis",
+    "profile_estimate",
+    "profile_interval",
+    "profile_panels",
+    "profile_state",
     "render_compare_html",
     "render_report",
     "render_study_report",

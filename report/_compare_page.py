@@ -5,13 +5,20 @@ look)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairpanel.report._html import environment, redact
 from fairpanel.report._numbers import format_p, ties_note
 
-__all__ = ["COLUMNS", "RANK_COLUMN", "compare_columns", "leaderboard_cells", "render_compare_html"]
+__all__ = [
+    "COLUMNS",
+    "RANK_COLUMN",
+    "compare_columns",
+    "leaderboard_cells",
+    "profiled_columns",
+    "render_compare_html",
+]
 
 COLUMNS = (
     ("rank", "#"),
@@ -21,6 +28,7 @@ COLUMNS = (
     ("detected", "detected / primary tests"),
     ("position_bias", "first-position win rate (95% CI)"),
     ("false_positives", "control arms calling an effect"),
+    ("bias_profile", "manipulations that move the panel (called / tested)"),
     ("agreement", "agreement (mean alpha)"),
     ("parse_failures", "parse failures"),
     ("cost", "USD per 1,000 judgments"),
@@ -31,11 +39,23 @@ RANK_COLUMN = ("rank_interval", "rank of the largest effect (95% interval)")
 
 def compare_columns(comparison: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """The leaderboard's columns: ``COLUMNS``, with the rank interval beside the identity
-    effect when the comparison was paired (only the paired bootstrap gives one)."""
+    effect when the comparison was paired (only the paired bootstrap gives one), and without
+    the bias profile when no run had manipulation arms."""
+    columns = profiled_columns(COLUMNS, comparison.get("leaderboard") or [])
     if comparison.get("pairing") != "paired":
-        return COLUMNS
-    at = [key for key, _ in COLUMNS].index("identity_effect") + 1
-    return (*COLUMNS[:at], RANK_COLUMN, *COLUMNS[at:])
+        return columns
+    at = [key for key, _ in columns].index("identity_effect") + 1
+    return (*columns[:at], RANK_COLUMN, *columns[at:])
+
+
+def profiled_columns(
+    columns: tuple[tuple[str, str], ...], rows: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[str, str], ...]:
+    """``columns`` without the bias-profile column when no row has a manipulation arm (most
+    runs have none, and a column of dashes would only push the others off the screen)."""
+    if any((row.get("bias_profile") or {}).get("manipulations") for row in rows):
+        return columns
+    return tuple(column for column in columns if column[0] != "bias_profile")
 
 
 def _rank_cell(rank: Mapping[str, Any] | None) -> str:
@@ -80,6 +100,22 @@ def _controls_cell(controls: Mapping[str, Any]) -> str:
     return text
 
 
+def _profile_cell(profile: Mapping[str, Any] | None) -> str:
+    """'1 / 3 called: verbosity-2x', then what could not be tested and a misfired control."""
+    if not profile or not profile.get("manipulations"):
+        return "no manipulation arms"
+    tested = int(profile.get("tested") or 0)
+    labels = list(profile.get("labels") or [])
+    text = f"{profile.get('called', 0)} / {tested} called"
+    if labels:
+        text += f": {', '.join(labels)}"
+    if profile.get("untested"):
+        text += f"; not tested: {', '.join(profile['untested'])}"
+    if profile.get("control_called"):
+        text += "; same-text control called (the rule misfired)"
+    return text
+
+
 def _num(value: Any, digits: int = 2) -> str:
     return "-" if value is None else f"{float(value):+.{digits}f}"
 
@@ -115,6 +151,7 @@ def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
             else "-"
         ),
         "false_positives": _controls_cell(controls),
+        "bias_profile": _profile_cell(row.get("bias_profile")),
         "agreement": (
             f"{float(agreement['mean_alpha']):.2f} (min {float(agreement['min_alpha']):.2f})"
             if agreement["mean_alpha"] is not None

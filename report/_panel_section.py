@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairpanel.analysis import PanelComparisonBlock
-from fairpanel.report._compare_page import COLUMNS, leaderboard_cells
+from fairpanel.report._compare_page import COLUMNS, leaderboard_cells, profiled_columns
 
 __all__ = ["PANEL_COLUMNS", "panel_context"]
 
@@ -37,7 +37,7 @@ def panel_context(block: PanelComparisonBlock | None) -> dict[str, Any] | None:
     return {
         "panels": block.panels,
         "summary": block.summary,
-        "columns": PANEL_COLUMNS,
+        "columns": profiled_columns(PANEL_COLUMNS, block.leaderboard),
         "rows": rows,
         "differences": differences,
         "procedure": block.comparison.procedure,

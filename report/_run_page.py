@@ -29,6 +29,7 @@ from fairpanel.analysis import (
 from fairpanel.judging import METRICS
 from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
+from fairpanel.report._bias_profile import bias_profile_context
 from fairpanel.report._html import environment, integer, percent, redact
 from fairpanel.report._panel_section import panel_context
 from fairpanel.report._served import served_rows
@@ -240,6 +241,7 @@ SECTIONS = (
     ("agreement", "Panel agreement"),
     ("control-arms", "Control arms"),
     ("injection", "Injection robustness"),
+    ("bias-profile", "Bias profile"),
     ("treatments", "Treatments"),
     ("parse-failures", "Parse failures"),
     ("cost", "Cost and tokens"),
@@ -298,7 +300,6 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "panels": panel_context(results.panel_comparison),
         "headline": headline,
         "verdict_label": _VERDICT_LABELS[headline.tone],
-        "toc": SECTIONS,
         "alpha": alpha,
         "warnings": small_n_warnings(results)
         + _design_warnings(results)
@@ -336,6 +337,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "treatments": _treatment_rows(results),
         "treatment_effects": results.treatment_effects,
         "injection": _injection_rows(results),
+        "bias_profile": bias_profile_context(results),
         "failures": results.failures,
         "failures_by_identity": results.failures_by_identity,
         "failure_examples": redact(list(inputs.failure_examples)),
@@ -359,6 +361,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         },
     }
     context["present"] = _present(context)
+    # Most runs have no manipulation arms: their page leaves the section out, not greyed.
+    context["toc"] = tuple(s for s in SECTIONS if s[0] != "bias-profile" or context["bias_profile"])
     return context
 
 
@@ -377,6 +381,7 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
             context["control_arms"] or context["control_blocks"] or context["control_note"]
         ),
         "injection": bool(context["injection"]),
+        "bias-profile": context["bias_profile"] is not None,
         "treatments": len(context["treatments"]) > 1 or bool(context["treatment_effects"]),
         "parse-failures": bool(context["failures"]),
         "cost": context["summary"] is not None,

@@ -22,10 +22,13 @@ from typing import Any
 
 import pytest
 from conftest import Cli, read_json
+from helpers.report_samples import bias_profile_rows, full_results
 from rich.console import Console
 
 from fairpanel.cli import app
+from fairpanel.cli._answer import print_answer, run_answer
 from fairpanel.cli._live import pulse_line, run_progress
+from fairpanel.cli._tables import render_tables
 from fairpanel.judging.engine import RunPulse, _pulse
 
 EXPERIMENT = """\
@@ -153,6 +156,55 @@ def test_tables_print_the_full_tables(printed: tuple[str, str]) -> None:
     for title in ("Headline", "Identity effects", "Mean scores", "Pair win rates"):
         assert title in tables and title not in answer
     assert _BOX.search(tables)
+
+
+def _printed(renderables: Any, answer: bool) -> str:
+    """What an 80-column console prints of the answer's lines or of the tables."""
+    console = Console(file=io.StringIO(), width=80, force_terminal=False)
+    if answer:
+        print_answer(console, renderables)
+    else:
+        for table in renderables:
+            console.print(table)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    return str(output)
+
+
+def test_the_bias_profile_in_the_answer_and_the_tables() -> None:
+    """One panel: the count of manipulations that move it and the called one with its
+    estimate and interval, in 80 columns and no table; --tables: every row with its call.
+    Two panels: a count per panel, and a called same-text control is said to misfire."""
+    results = full_results()
+    answer = _printed(run_answer(results, None, run_dir=Path("run"), report_file=None), True)
+    assert max(len(line) for line in answer.splitlines()) <= 80
+    assert not _BOX.search(answer)
+    lines = answer.splitlines()
+    at = lines.index("Bias profile  1 of 3 manipulations move the panel (bandwagon not tested)")
+    assert lines[at + 1] == "  * verbosity-2x (single)  +0.84 pts [+0.41, +1.27]  p=0.0060"
+    assert not lines[at + 2].startswith("  *")  # the one called row only
+    assert "authority" not in answer and "misfired" not in answer
+
+    tables = _printed(render_tables(results), False)
+    profile = tables[tables.index("Bias profile: manipulated minus untouched twin") :]
+    rows = {line.split("│")[1].strip(): line for line in profile.splitlines() if "│" in line}
+    assert "+0.84 pts" in rows["verbosity-2x"] and "+0.41, +1.27" in rows["verbosity-2x"]
+    assert rows["verbosity-2x"].rstrip(" │").endswith("called")
+    assert "-8pp, +20pp" in rows["authority"] and "not called" in rows["authority"]
+    assert "not tested" in rows["bandwagon"] and "same-text" in rows
+
+    misfired = [{**row, "called": bool(row.get("control"))} for row in bias_profile_rows()]
+    results["panels"] = {"gpt": full_results(), "haiku": {"bias_profile": misfired}}
+    answer = _printed(run_answer(results, None, run_dir=Path("run"), report_file=None), True)
+    assert max(len(line) for line in answer.splitlines()) <= 80
+    flat = " ".join(answer.split())
+    assert "Bias profile per panel; * = called (Holm)" in flat
+    assert "gpt: 1 of 3 manipulations move the panel (bandwagon not tested) * verbosity-2x" in flat
+    assert "haiku: 0 of 3 manipulations move the panel (bandwagon not tested); the " in flat
+    assert "same-text control was called: the rule itself misfired" in flat
+    tables = _printed(render_tables(results), False)
+    profile = tables[tables.index("Bias profile: manipulated minus untouched twin") :]
+    assert profile.count("misfired") == 1  # the haiku control row, its cell wrapped
+    assert profile.count("haiku") == 4 and profile.count("gpt") == 4
 
 
 class _Stats(SimpleNamespace):

@@ -18,7 +18,14 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from fairpanel.analysis import EffectRow, RunResults
-from fairpanel.report import TRANSCRIPTS_FILE, format_p, headline_of
+from fairpanel.report import (
+    TRANSCRIPTS_FILE,
+    ProfilePanel,
+    format_p,
+    headline_of,
+    profile_estimate,
+    profile_panels,
+)
 
 __all__ = ["print_answer", "run_answer", "study_answer"]
 
@@ -27,6 +34,8 @@ _SHOWN_EFFECTS = 3
 """Primary contrasts listed: every called one (up to ``_MOST_EFFECTS``), else the closest."""
 _MOST_EFFECTS = 6
 _VERDICT_CHARS = 52
+_SHOWN_BIASES = 4
+"""Called manipulation rows listed per panel; the rest are counted."""
 
 
 def _p(value: float | None) -> str:
@@ -121,6 +130,48 @@ def _position(results: RunResults) -> list[Line]:
     return [_heading("Position bias", rate)]
 
 
+def _profile_count(panel: ProfilePanel) -> str:
+    """'1 of 3 manipulations move the panel', with what was not tested and a misfired control."""
+    total = len(panel.manipulations)
+    text = f"{len(panel.called)} of {total} manipulation{'' if total == 1 else 's'} "
+    text += "moves the panel" if total == 1 else "move the panel"
+    if panel.untested:
+        text += f" ({', '.join(panel.untested)} not tested)"
+    if panel.misfired:
+        text += "; the same-text control was called: the rule itself misfired"
+    return text
+
+
+def _profile_rows(panel: ProfilePanel, indent: str = "") -> list[Line]:
+    called = [row for row in panel.rows if row.called and not row.control]
+    lines: list[Line] = []
+    for row in called[:_SHOWN_BIASES]:
+        line = Text(indent) + Text("* ", style="bold red")
+        line.append(f"{row.manipulation} ({row.protocol})  {profile_estimate(row)}")
+        line.append(f"  {_p(row.p_holm)}")
+        lines.append(_indented(line))
+    if len(called) > _SHOWN_BIASES:
+        more = f"{indent}{len(called) - _SHOWN_BIASES} more called in report.html"
+        lines.append(_indented(Text(more, "dim")))
+    return lines
+
+
+def _bias_profile(results: RunResults) -> list[Line]:
+    """One count per panel of the manipulations that move it, then its called rows, each with
+    its estimate, interval and Holm p (the manipulation family's)."""
+    panels = profile_panels(results)
+    if not panels:
+        return []
+    if len(panels) == 1:
+        return [_heading("Bias profile", _profile_count(panels[0])), *_profile_rows(panels[0])]
+    lines: list[Line] = [_heading("Bias profile", "per panel; * = called (Holm)")]
+    for panel in panels:
+        line = Text(panel.name, style="bold")
+        line.append(f": {_profile_count(panel)}")
+        lines += [_indented(line), *_profile_rows(panel, indent="  ")]
+    return lines
+
+
 def _failures(results: RunResults | None, summary: Mapping[str, Any] | None) -> RenderableType:
     parts = []
     if summary is not None:
@@ -209,6 +260,7 @@ def run_answer(
         lines += [_indented(line) for line in (card.verdict, card.limits) if line]
         lines += _effects(results)
         lines += _position(results)
+        lines += _bias_profile(results)
     lines.append(_failures(results, summary))
     cost = _cost(summary)
     if cost is not None:

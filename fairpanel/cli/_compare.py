@@ -24,6 +24,7 @@ SHORT_HEADERS = {
     "detected": "detected",
     "position_bias": "1st-position wins",
     "false_positives": "control FP",
+    "bias_profile": "biases called",
     "agreement": "alpha",
     "parse_failures": "parse fail",
     "cost": "USD/1k",

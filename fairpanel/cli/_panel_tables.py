@@ -34,6 +34,18 @@ def _controls(row: Mapping[str, Any]) -> str:
     return f"{controls.get('called', 0)}/{controls.get('arms_tested', 0)}"
 
 
+def _biases(row: Mapping[str, Any]) -> str:
+    """'1/3: verbosity-2x': manipulations called of those tested, and which; '!' when the
+    same-text control was called (the rule itself misfired on that panel)."""
+    profile = row.get("bias_profile") or {}
+    if not profile.get("manipulations"):
+        return "-"
+    text = f"{profile.get('called', 0)}/{profile.get('tested', 0)}"
+    if profile.get("labels"):
+        text += ": " + ", ".join(profile["labels"])
+    return text + (" (control called!)" if profile.get("control_called") else "")
+
+
 def panel_tables(block: PanelComparisonBlock) -> list[Table]:
     """The leaderboard (one row per panel, fairest first, with its rank interval) captioned
     with the comparison's sentences, then every difference the procedure called. Narrow enough
@@ -43,14 +55,10 @@ def panel_tables(block: PanelComparisonBlock) -> list[Table]:
         caption="\n".join(block.summary),
         caption_justify="left",
     )
-    for header in (
-        "panel",
-        "rank",
-        "largest identity effect",
-        "1st wins",
-        "control FP",
-        "parse fail",
-    ):
+    rows = block.leaderboard
+    profiled = any((row.get("bias_profile") or {}).get("manipulations") for row in rows)
+    headers = ["panel", "rank", "largest identity effect", "1st wins", "control FP"]
+    for header in [*headers, *(["biases called"] if profiled else []), "parse fail"]:
         leaderboard.add_column(header, overflow="fold")
     for row in block.leaderboard:
         leaderboard.add_row(
@@ -59,6 +67,7 @@ def panel_tables(block: PanelComparisonBlock) -> list[Table]:
             _effect(row),
             _rate((row.get("position_bias") or {}).get("first_position_win_rate")),
             _controls(row),
+            *([_biases(row)] if profiled else []),
             _rate((row.get("parse_failures") or {}).get("rate")),
         )
     tables = [leaderboard]

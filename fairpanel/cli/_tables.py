@@ -24,6 +24,7 @@ from fairpanel.analysis import (
     moved_by_injection,
 )
 from fairpanel.cli._panel_tables import panel_tables
+from fairpanel.cli._profile_table import profile_table
 from fairpanel.judging import METRICS
 from fairpanel.report import decided_win_rates, format_p, headline_of, ties_note
 
@@ -276,7 +277,8 @@ def _headline_table(results: RunResults) -> Table | None:
 def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
     """Tables for an ``analyze`` report: the headline (identity verdict, position claim, family
     sizes), the primary and the called secondary effects, mean scores, chi-square tests, win
-    rates, failures, treatment interactions and the control arms' own verdicts.
+    rates, failures, treatment interactions, the control arms' own verdicts, the injection
+    shifts and the bias profile (the manipulation arms, per panel).
 
     Single-protocol tables and the win-rate table are always present (captioned "no data" when
     empty) so the reader sees what is missing; pair-protocol score tables appear only when they
@@ -318,4 +320,7 @@ def render_tables(given: RunResults | Mapping[str, Any]) -> list[Table]:
         tables.append(controls)
     if results.injection_robustness:
         tables.append(_injection_table(results.injection_robustness))
+    profile = profile_table(results)
+    if profile is not None:
+        tables.append(profile)
     return tables

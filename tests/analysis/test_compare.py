@@ -8,6 +8,7 @@ tests/run_folder/test_compare_paired.py)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import math
 from html.parser import HTMLParser
@@ -16,10 +17,16 @@ from pathlib import Path
 import pytest
 from conftest import Cli, read_json
 from helpers.chromium import chromium_or_skip, dump_dom
+from helpers.report_samples import bias_profile_rows, full_results
+from rich.console import Console
 from scipy.stats import norm
 
+from fairpanel.analysis import PanelComparisonBlock, RunInputs, compare_runs
 from fairpanel.analysis._compare import difference_of_estimates
+from fairpanel.cli._compare import leaderboard_table
+from fairpanel.cli._panel_tables import panel_tables
 from fairpanel.judging import load_experiment, run_experiment
+from fairpanel.report import compare_columns, leaderboard_cells, render_compare_html
 from fairpanel.run_folder import write_results
 
 DESIGN = """\
@@ -263,3 +270,58 @@ def test_difference_of_independent_estimates_matches_a_z_test() -> None:
     assert (low, high) == pytest.approx((0.8 - 0.5, 0.8 + 0.5))  # 0.3-0.4-0.5 triangle
     assert p_value == pytest.approx(math.erfc(0.8 / se / math.sqrt(2)))
     assert difference_of_estimates((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))[3] is None
+
+
+def test_the_leaderboard_counts_the_manipulations_that_move_each_run() -> None:
+    """Distinct manipulations called (either protocol; the same-text control apart), sorted
+    by their share of the tested ones, and shown where the leaderboard is: compare's terminal
+    table and page, and a multi-panel run's own leaderboard; runs without manipulation arms
+    keep their columns as they were."""
+    one = full_results()  # verbosity called, authority not, bandwagon untested, control clear
+    both = full_results()
+    both["bias_profile"] = [
+        {**row, "called": row["manipulation"] != "bandwagon" and not row.get("control")}
+        for row in [*bias_profile_rows(), {**bias_profile_rows()[0], "protocol": "pair"}]
+    ]
+    none = {key: value for key, value in full_results().items() if key != "bias_profile"}
+    runs = [
+        RunInputs("both", "/b", both),
+        RunInputs("none", "/n", none),
+        RunInputs("one", "/o", one),
+    ]
+    comparison = compare_runs(runs, sort="bias_profile")
+    board = {row["run"]: row for row in comparison["leaderboard"]}
+    assert board["one"]["bias_profile"] == {
+        "manipulations": 3,
+        "tested": 2,
+        "called": 1,
+        "labels": ["verbosity-2x"],
+        "untested": ["bandwagon"],
+        "control_called": False,
+    }
+    # verbosity-2x called in both protocols counts once.
+    assert board["both"]["bias_profile"]["called"] == 2
+    assert board["both"]["bias_profile"]["labels"] == ["verbosity-2x", "authority"]
+    assert board["none"]["bias_profile"]["manipulations"] == 0
+    assert [row["run"] for row in comparison["leaderboard"]] == ["one", "both", "none"]
+    assert leaderboard_cells(board["one"])["bias_profile"] == (
+        "1 / 2 called: verbosity-2x; not tested: bandwagon"
+    )
+    terminal = Console(file=io.StringIO(), width=300)
+    terminal.print(leaderboard_table(comparison))
+    printed = terminal.file.getvalue()  # type: ignore[attr-defined]
+    assert "biases called" in printed and "2 / 2 called: verbosity-2x, authority" in printed
+    page = render_compare_html(comparison)
+    assert "manipulations that move the panel (called / tested)" in page
+    assert "no manipulation arms" in page
+    plain = compare_runs([RunInputs("none", "/n", none)])
+    assert "bias_profile" not in dict(compare_columns(plain))
+    # A multi-panel run's own leaderboard (results.json's panel_comparison) in the terminal.
+    rows = [{**row, "panel": row["run"]} for row in comparison["leaderboard"]]
+    terminal = Console(file=io.StringIO(), width=200)
+    terminal.print(panel_tables(PanelComparisonBlock(leaderboard=rows))[0])
+    printed = terminal.file.getvalue()  # type: ignore[attr-defined]
+    assert "biases called" in printed and "1/2: verbosity-2x" in printed
+    terminal = Console(file=io.StringIO(), width=200)
+    terminal.print(panel_tables(PanelComparisonBlock(leaderboard=[board["none"]]))[0])
+    assert "biases called" not in terminal.file.getvalue()  # type: ignore[attr-defined]

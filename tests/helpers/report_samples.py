@@ -102,6 +102,79 @@ def injection_block(seed: int = 2, trials: int = 24) -> dict[str, Any]:
     return {shift.judge_model: shift.to_dict() for shift in injection_shifts(frame)}
 
 
+def bias_profile_rows() -> list[dict[str, Any]]:
+    """``bias_profile`` as the analysis writes it for one panel: a called manipulation
+    (verbosity, single), one not called (authority, pair), one that could not be tested
+    (bandwagon: too few bases) and the same-text control, not called."""
+    method = "cluster bootstrap over base scenarios; Holm over the manipulation family"
+    common = {"confidence": 0.95, "test": "paired cluster bootstrap (base scenarios)"}
+    points = {"measure": "score", "scale": "score points (0-10, mean of the four metrics)"}
+    share = {"measure": "win share", "scale": "win share of the manipulated candidate (-1..1)"}
+    return [
+        {
+            **common,
+            "manipulation": "verbosity-2x",
+            "kind": "verbosity",
+            "protocol": "single",
+            **points,
+            "estimate": 0.84,
+            "ci_low": 0.41,
+            "ci_high": 1.27,
+            "p_value": 0.002,
+            "p_holm": 0.006,
+            "n_pairs": 24,
+            "n_bases": 6,
+            "called": True,
+            "verdict": "verbosity-2x favoured",
+            "method": method,
+        },
+        {
+            **common,
+            "manipulation": "authority",
+            "kind": "authority",
+            "protocol": "pair",
+            **share,
+            "estimate": 0.06,
+            "ci_low": -0.08,
+            "ci_high": 0.2,
+            "p_value": 0.38,
+            "p_holm": 0.76,
+            "n_pairs": 24,
+            "n_bases": 6,
+            "verdict": "no detectable difference",
+            "method": method,
+        },
+        {
+            **common,
+            "manipulation": "bandwagon",
+            "kind": "bandwagon",
+            "protocol": "single",
+            **points,
+            "estimate": 0.3,
+            "n_pairs": 6,
+            "n_bases": 3,
+            "verdict": "not tested: 3 base scenarios, 5 needed",
+        },
+        {
+            **common,
+            "manipulation": "same-text",
+            "kind": "none",
+            "control": True,
+            "protocol": "single",
+            **points,
+            "estimate": -0.05,
+            "ci_low": -0.31,
+            "ci_high": 0.22,
+            "p_value": 0.71,
+            "p_holm": 0.76,
+            "n_pairs": 24,
+            "n_bases": 6,
+            "verdict": "no detectable difference",
+            "method": method,
+        },
+    ]
+
+
 def full_results() -> dict[str, Any]:
     """results.json with the existing blocks and every block the contract adds."""
     win_rates = [
@@ -433,5 +506,6 @@ def full_results() -> dict[str, Any]:
             "note": "control arms carry no identity contrast; placebo runs the headline rule",
         },
         "injection_robustness": injection_block(),
+        "bias_profile": bias_profile_rows(),
     }
     return results

@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 from conftest import Cli, read_json
 from helpers.chromium import chromium_or_skip, dump_dom, screenshot
-from helpers.report_samples import full_results, scores_frame
+from helpers.report_samples import bias_profile_rows, full_results, scores_frame
 from PIL import Image
 
-from fairpanel.analysis import analyze
+from fairpanel.analysis import RunInputs, analyze, leaderboard_row
 from fairpanel.report import ReportInputs, render_report
 
 SECTIONS = (
@@ -41,6 +41,9 @@ SECTIONS = (
     "cost",
     "provenance",
 )
+_AFTER_INJECTION = SECTIONS.index("injection") + 1
+PROFILED_SECTIONS = (*SECTIONS[:_AFTER_INJECTION], "bias-profile", *SECTIONS[_AFTER_INJECTION:])
+"""A run with manipulation arms (the synthetic results) also has the bias profile."""
 
 EXPERIMENT = """\
 name: report-e2e
@@ -206,7 +209,7 @@ def test_distribution_figure_uses_only_the_baseline_main_arm(run_dir: Path) -> N
 
 def test_every_contract_block_is_rendered(synthetic_report: Path) -> None:
     document = _parse(synthetic_report.read_text(encoding="utf-8"))
-    assert list(document.sections) == list(SECTIONS)
+    assert list(document.sections) == list(PROFILED_SECTIONS)
     alts = " | ".join(image["alt"] for image in document.images)
     for figure in (
         "Win rate",
@@ -330,9 +333,84 @@ def test_an_empty_run_renders_without_figures() -> None:
     results = analyze(empty, empty, empty)
     html = render_report(ReportInputs(results=results, scores=empty))
     document = _parse(html)
+    # No manipulation arms: the bias profile is left out, from the contents bar as well.
     assert list(document.sections) == list(SECTIONS)
+    assert 'href="#bias-profile"' not in html
     assert not document.images
     assert "No verdict" in document.visible_text
+
+
+def _section(html: str, name: str) -> str:
+    start = html.index(f'<section id="{name}"')
+    return html[start : html.index("</section>", start)]
+
+
+def _profile_calls(section: str, several: bool = False) -> dict[str, str]:
+    """Each table row's manipulation ("panel/manipulation" when there are several panels) and
+    how it reads (the row's class)."""
+    calls = {}
+    for state, row in re.findall(r'<tr class="(\w+)">(.*?)</tr>', section):
+        cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        name = cells[1 if several else 0].replace(" (control)", "")
+        calls[f"{cells[0]}/{name}" if several else name] = state
+    return calls
+
+
+def test_the_bias_profile_shows_every_row_with_its_call(synthetic_report: Path) -> None:
+    html = synthetic_report.read_text(encoding="utf-8")
+    section = _section(html, "bias-profile")
+    text = _parse(section).visible_text
+    assert 'href="#bias-profile"' in html
+    assert "1 of 3 manipulations move the panel (verbosity-2x); not tested: bandwagon." in text
+    assert "the rule's own false-call check" in text and "docs/biases.md" in text
+    assert "misfired on this panel" not in text  # the control row was not called
+    calls = _profile_calls(section)
+    assert calls == {
+        "verbosity-2x": "called",
+        "authority": "clear",
+        "bandwagon": "untested",
+        "same-text": "clear",
+    }
+    # The called row: estimate and interval as the effect rows write them, its Holm p, lit.
+    called = section[section.index('<tr class="called">') :].split("</tr>")[0]
+    assert "+0.840" in called and "+0.41 to +1.27" in called and "0.0060" in called
+    assert '<span class="badge hit"' in called
+    untested = section[section.index('<tr class="untested">') :].split("</tr>")[0]
+    assert '>not tested</span> <span class="quiet">3 base scenarios, 5 needed</span>' in untested
+    alts = [image["alt"] for image in _parse(section).images]
+    assert alts == ["Bias profile: each manipulation's effect with its interval"]
+
+
+def test_several_panels_each_have_a_profile_and_a_misfired_control_says_so() -> None:
+    rows = bias_profile_rows()
+    misfired = [{**row, "called": bool(row.get("control"))} for row in rows]
+    panels = {"gpt": {"bias_profile": rows}, "haiku": {"bias_profile": misfired}}
+    leaderboard = [
+        {**leaderboard_row(RunInputs(name, name, panel)), "panel": name}
+        for name, panel in panels.items()
+    ]
+    results = {
+        "bias_profile": rows,
+        "panels": panels,
+        "panel_comparison": {"panels": list(panels), "leaderboard": leaderboard},
+    }
+    html = render_report(ReportInputs(results=results, scores=pd.DataFrame()))
+    section = _section(html, "bias-profile")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", section))
+    assert "<th>panel</th>" in section
+    assert "Panel gpt: 1 of 3 manipulations move the panel (verbosity-2x)" in text
+    assert "Panel haiku: 0 of 3 manipulations move the panel; not tested: bandwagon." in text
+    assert text.count("the rule itself misfired on this panel") == 1
+    calls = _profile_calls(section, several=True)
+    assert len(calls) == 8
+    assert calls["gpt/verbosity-2x"] == "called" and calls["haiku/verbosity-2x"] == "clear"
+    assert calls["haiku/same-text"] == "misfired" and calls["gpt/same-text"] == "clear"
+    assert "control called: the rule misfired" in text
+    # The panels' leaderboard counts each panel's called manipulations.
+    board = _parse(_section(html, "panels")).visible_text
+    assert "manipulations that move the panel (called / tested)" in board
+    assert "1 / 2 called: verbosity-2x; not tested: bandwagon" in board
+    assert "0 / 2 called; not tested: bandwagon; same-text control called" in board
 
 
 def _distinct_colours(path: Path) -> int:
@@ -355,10 +433,10 @@ def test_chromium_loads_every_figure_and_section(
     html = run_dir / "report.html" if which == "run" else synthetic_report
     document = _parse(dump_dom(binary, html, tmp_path))
     assert document.body.get("data-probed") == "yes", "the page finished loading"
-    assert list(document.sections) == list(SECTIONS)
+    assert list(document.sections) == list(SECTIONS if which == "run" else PROFILED_SECTIONS)
     for name, section in document.sections.items():
         assert int(section["data-rendered-height"]) > 40, name
-    assert len(document.images) >= (8 if which == "synthetic" else 3)
+    assert len(document.images) >= (9 if which == "synthetic" else 3)
     for image in document.images:
         assert image["data-complete"] == "true", image["alt"]
         assert int(image["data-natural-width"]) > 100, image["alt"]

@@ -1,0 +1,224 @@
+"""The bias profile as people read it: each panel's manipulation arms (verbosity, authority,
+bandwagon, register, the same-text control) with the effect, its interval and the call, for the
+report's "Bias profile" section and the terminal.
+
+It reads ``bias_profile`` from results.json (the first panel's at the top, every panel's own
+under ``panels``) and computes nothing: which row is called, and by how much, is the analysis's.
+What is decided here is only how a row reads: called, a control row called (the rule itself
+misfired), not called, or not tested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fairpanel.analysis import BiasProfileRow, RunResults
+from fairpanel.report._figure import (
+    HIGHLIGHT,
+    MUTED,
+    PALETTE,
+    EmbeddedFigure,
+    IntervalBar,
+    embed,
+    interval_bars,
+    light_grid,
+    new_figure,
+    styled,
+)
+
+__all__ = [
+    "ProfilePanel",
+    "ProfileState",
+    "bias_profile_context",
+    "profile_estimate",
+    "profile_interval",
+    "profile_panels",
+    "profile_state",
+]
+
+ProfileState = Literal["called", "misfired", "clear", "untested"]
+"""How a row reads: ``called`` (the manipulation moves the panel), ``misfired`` (the same-text
+control was called: a false call of the rule itself), ``clear`` (tested, not called),
+``untested`` (no p-value: too few base scenarios, or nothing to compare)."""
+
+_STATE_TEXT: dict[ProfileState, str] = {
+    "called": "called",
+    "misfired": "control called: the rule misfired",
+    "clear": "not called",
+    "untested": "not tested",
+}
+
+
+@dataclass(frozen=True)
+class ProfilePanel:
+    """One panel's rows (``name`` is empty in a run with one panel)."""
+
+    name: str
+    rows: list[BiasProfileRow]
+
+    @property
+    def manipulations(self) -> list[str]:
+        """The manipulations proper (the control left out), in the rows' order."""
+        return list(dict.fromkeys(r.manipulation for r in self.rows if not r.control))
+
+    @property
+    def called(self) -> list[str]:
+        """The manipulations with at least one called row (either protocol)."""
+        return list(dict.fromkeys(r.manipulation for r in self.rows if not r.control and r.called))
+
+    @property
+    def untested(self) -> list[str]:
+        """The manipulations none of whose rows could be tested."""
+        return [
+            name
+            for name in self.manipulations
+            if all(profile_state(r) == "untested" for r in self.rows if r.manipulation == name)
+        ]
+
+    @property
+    def misfired(self) -> bool:
+        return any(profile_state(r) == "misfired" for r in self.rows)
+
+
+def profile_panels(results: RunResults) -> list[ProfilePanel]:
+    """Each panel's bias profile: every panel of a multi-panel run (the top-level block repeats
+    the first panel's, so it is not shown twice), else the run's own; panels without rows are
+    left out, so an empty list means the run had no manipulation arms."""
+    panels = [ProfilePanel(name, list(p.bias_profile)) for name, p in results.panels.items()]
+    if not any(panel.rows for panel in panels):
+        # One panel, or a file whose panels lack their own block: the top-level one is the
+        # first panel's.
+        first = next(iter(results.panels), "")
+        panels = [ProfilePanel(first if len(results.panels) > 1 else "", results.bias_profile)]
+    return [panel for panel in panels if panel.rows]
+
+
+def profile_state(row: BiasProfileRow) -> ProfileState:
+    if row.p_holm is None:  # no p-value, or none adjusted: the row was not in the family
+        return "untested"
+    if row.called:
+        return "misfired" if row.control else "called"
+    return "clear"
+
+
+def _is_share(row: BiasProfileRow) -> bool:
+    """Whether the estimate is a win share (pair protocol) rather than score points."""
+    scale = row.scale.lower()
+    return "share" in scale or "rate" in scale or (not scale and row.protocol == "pair")
+
+
+def profile_estimate(row: BiasProfileRow, *, interval: bool = True) -> str:
+    """'+0.42 pts [+0.10, +0.74]' or '+12pp [+3pp, +20pp]': the estimate and its interval in
+    the row's units, as the terminal writes effects (a dash when there is no estimate, no
+    brackets when there is no interval); ``interval=False``: the estimate alone."""
+    values = (row.estimate, row.ci_low, row.ci_high)
+    if values[0] is None:
+        return "-"
+    if _is_share(row):
+        mid, low, high = ("-" if v is None else f"{100 * v:+.0f}pp" for v in values)
+    else:
+        mid, low, high = ("-" if v is None else f"{v:+.2f}" for v in values)
+        mid += " pts"
+    if not interval or (row.ci_low is None and row.ci_high is None):
+        return mid
+    return f"{mid} [{low}, {high}]"
+
+
+def profile_interval(row: BiasProfileRow) -> str:
+    """The interval alone, in the row's units ('+0.10, +0.74'; a dash when there is none)."""
+    if row.ci_low is None or row.ci_high is None:
+        return "-"
+    full = profile_estimate(row)
+    return full[full.index("[") + 1 : -1]
+
+
+def _label(row: BiasProfileRow, panel: str) -> str:
+    where = f"{panel} · " if panel else ""
+    return f"{where}{row.manipulation} ({row.protocol})"
+
+
+@styled
+def bias_profile_figure(panels: Sequence[ProfilePanel]) -> EmbeddedFigure | None:
+    """Every row's estimate with its interval, one axis per unit (score points for single
+    trials, win share for pairs); called rows filled in the highlight colour, the control rows
+    grey; 0 (dashed) is a panel the manipulation does not move."""
+    rows = [(panel.name, row) for panel in panels for row in panel.rows if row.estimate is not None]
+    if not rows:
+        return None
+    units = list(dict.fromkeys(_is_share(row) for _, row in rows))
+    heights = [sum(1 for _, row in rows if _is_share(row) == unit) for unit in units]
+    figure = new_figure(8.0, 0.9 + 0.32 * sum(heights) + 0.55 * len(units))
+    grid = figure.add_gridspec(len(units), 1, height_ratios=heights)
+    for index, unit in enumerate(units):
+        axes = figure.add_subplot(grid[index, 0])
+        members = [(name, row) for name, row in rows if _is_share(row) == unit][::-1]
+        bars = [
+            IntervalBar(
+                position=y,
+                estimate=float(row.estimate or 0.0),
+                low=row.ci_low,
+                high=row.ci_high,
+                colour=HIGHLIGHT if row.called else (MUTED if row.control else PALETTE[0]),
+                hollow=not row.called,
+            )
+            for y, (_, row) in enumerate(members)
+        ]
+        interval_bars(axes, bars, horizontal=True, linewidth=2.0, markersize=6.5)
+        axes.axvline(0.0, color=MUTED, linestyle="--", linewidth=1)
+        labels = [_label(row, name) for name, row in members]
+        axes.set_yticks(range(len(members)), labels, fontsize=8.5)
+        axes.set_ylim(-0.7, len(members) - 0.3)
+        axes.set_xlabel(
+            "win share of the manipulated candidate, manipulated minus untouched"
+            if unit
+            else "score points (0-10), manipulated minus untouched"
+        )
+        light_grid(axes, "x")
+    return embed(figure, "Bias profile: each manipulation's effect with its interval")
+
+
+def _row_cells(row: BiasProfileRow) -> dict[str, Any]:
+    """A row with how it reads: its state, the badge's words and, beside the badge, the
+    verdict of a called row or why an untested one was not tested."""
+    state = profile_state(row)
+    detail = row.verdict if state in ("called", "misfired") else ""
+    if state == "untested":
+        detail = row.verdict.removeprefix("not tested").lstrip(": ")
+    return {
+        "row": row,
+        "state": state,
+        "state_text": _STATE_TEXT[state],
+        "hit": state in ("called", "misfired"),
+        "detail": detail,
+        "measure": row.measure or row.scale or "-",
+    }
+
+
+def bias_profile_context(results: RunResults) -> dict[str, Any] | None:
+    """What the report's bias-profile section reads, or None when the run had no manipulation
+    arms (the section is then left out)."""
+    panels = profile_panels(results)
+    if not panels:
+        return None
+    return {
+        "panels": [
+            {
+                "name": panel.name,
+                "rows": [_row_cells(row) for row in panel.rows],
+                "called": panel.called,
+                "manipulations": panel.manipulations,
+                "untested": panel.untested,
+                "misfired": panel.misfired,
+            }
+            for panel in panels
+        ],
+        "several": len(panels) > 1,
+        "figure": bias_profile_figure(panels),
+        "confidence": panels[0].rows[0].confidence,
+        # Rows share one method but for their counts: the first tested row's says it.
+        "method": next(
+            (r.method for p in panels for r in p.rows if r.method and r.p_holm is not None), ""
+        ),
+    }
