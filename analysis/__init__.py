@@ -40,6 +40,7 @@ from fairpanel.analysis._injection import (
 )
 from fairpanel.analysis._interactions import treatment_interactions
 from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs, leaderboard_row, ranked_rows
+from fairpanel.analysis._manipulations import MANIPULATION_COLUMNS, bias_profile
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
@@ -93,6 +94,7 @@ __all__ = [
     "CATEGORY",
     "IDENTITY",
     "INJECTION_COLUMNS",
+    "MANIPULATION_COLUMNS",
     "METRIC",
     "METRICS",
     "MIN_BASES",
@@ -153,6 +155,7 @@ __all__ = [
     "arm_parts",
     "arm_results",
     "baseline_scores",
+    "bias_profile",
     "bonferroni",
     "bradley_terry",
     "calibration_tables",
