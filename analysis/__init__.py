@@ -50,6 +50,7 @@ from fairpanel.analysis._panel_differences import panel_differences
 from fairpanel.analysis._panel_ranks import panel_ranks
 from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
 from fairpanel.analysis._position import order_consistency, position_bias
+from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
 from fairpanel.analysis._result_rows import (
     AgreementRow,
     BradleyTerryAbility,
@@ -92,6 +93,7 @@ from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_v
 
 __all__ = [
     "CATEGORY",
+    "DEFAULT_BOOTSTRAP",
     "IDENTITY",
     "INJECTION_COLUMNS",
     "MANIPULATION_COLUMNS",

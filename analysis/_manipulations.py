@@ -18,7 +18,7 @@ Holm; the identity family stays primary and is not touched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -78,14 +78,14 @@ class _Estimate:
     kind: str
     control: bool
     protocol: str
-    estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_value: float | None
-    n_pairs: int
-    n_bases: int
-    n_boot: int
-    reason: str | None
+    estimate: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None
+    n_pairs: int = 0
+    n_bases: int = 0
+    n_boot: int = 0
+    reason: str | None = None
 
 
 def _checked(frame: pd.DataFrame) -> pd.DataFrame:
@@ -116,9 +116,15 @@ def _codes(column: pd.Series, *, by_name: bool = False) -> tuple[npt.NDArray[np.
     text) and the names they stand for, in first-appearance order or, ``by_name``, in sorted
     order of the names (how the package numbers base scenarios for its bootstraps, so a
     resample draws the same bases whatever order the rows came in)."""
-    codes, uniques = pd.factorize(column, sort=False)
-    names = [str(value) for value in np.asarray(uniques, dtype=object)]
-    if len(set(names)) < len(names):  # two values with one text (1 and "1") are one name
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its codes, without reading the text
+        codes, used = pd.factorize(column.cat.codes.to_numpy(), sort=False)
+        texts = np.append(np.asarray(column.cat.categories, dtype=object), "nan")
+        names = [str(value) for value in texts[used]]  # code -1 (missing) reads "nan"
+    else:
+        codes, uniques = pd.factorize(column, sort=False)
+        names = [str(value) for value in np.asarray(uniques, dtype=object)]
+    if len(set(names)) < len(names) or bool((np.asarray(codes) < 0).any()):
+        # Two values with one text (1 and "1") are one name; a missing value is "nan".
         codes, uniques = pd.factorize(column.astype(str), sort=False)
         names = [str(value) for value in np.asarray(uniques, dtype=object)]
     codes = np.asarray(codes, dtype=np.intp)
@@ -156,7 +162,7 @@ def _paired_cells(frame: pd.DataFrame) -> _Cells:
     key, _ = _codes(frame["pair_key"])
     base, _ = _codes(frame["base_id"], by_name=True)
     at = np.unique(label, return_index=True)[1]
-    kind, control = frame["kind"].to_numpy()[at], frame["control"].to_numpy()[at]
+    kind, control = frame["kind"].take(at).tolist(), frame["control"].take(at).tolist()
     kinds = {labels[i]: (str(kind[i]), bool(control[i])) for i in range(len(labels))}
     order = sorted(range(len(labels)), key=lambda i: (bool(control[i]), int(at[i])))
     cell = label * 2 + protocol
@@ -198,21 +204,20 @@ def _estimate(
 ) -> _Estimate:  # fmt: skip
     manipulation, protocol = key
     k = int(means.size)
-    common = {"manipulation": manipulation, "kind": kind, "control": control, "protocol": protocol}
+    named = _Estimate(manipulation, kind, control, protocol)
     if k == 0:
-        return _Estimate(**common, estimate=None, ci_low=None, ci_high=None, p_value=None,
-                         n_pairs=0, n_bases=0, n_boot=0, reason="no complete pairs")  # fmt: skip
+        return replace(named, reason="no complete pairs")
     estimate = float(means.mean())
     if k < MIN_BASES:
-        return _Estimate(**common, estimate=estimate, ci_low=None, ci_high=None, p_value=None,
-                         n_pairs=n_pairs, n_bases=k, n_boot=0, reason=too_few_bases(k))  # fmt: skip
+        return replace(
+            named, estimate=estimate, n_pairs=n_pairs, n_bases=k, reason=too_few_bases(k)
+        )
     rng = np.random.default_rng(seed_for(seed, "bias_profile", manipulation, protocol))
     replicates = cluster_draws(k, n_boot, rng) @ means / k
     interval = expanded_interval(replicates, confidence, k)
-    return _Estimate(
-        **common, estimate=estimate, ci_low=interval.low, ci_high=interval.high,
+    return replace(
+        named, estimate=estimate, ci_low=interval.low, ci_high=interval.high,
         p_value=expanded_p_value(replicates, k), n_pairs=n_pairs, n_bases=k, n_boot=n_boot,
-        reason=None,
     )  # fmt: skip
 
 
