@@ -193,6 +193,11 @@ def test_row_order_seeds_and_incomplete_pairs() -> None:
         rows[3].estimate, rows[3].ci_low, rows[3].ci_high, rows[3].p_value,
     )  # fmt: skip
     assert bias_profile(frame, seed=9) == rows
+    # Categorical columns (what a store reader may hand over) read as their text does.
+    text = ["pair_key", "manipulation", "kind", "protocol", "base_id", "arm"]
+    assert bias_profile(frame.astype(dict.fromkeys(text, "category")), seed=9) == rows
+    # Rows in another order give the same profile (bases are numbered by name).
+    assert bias_profile(frame.iloc[::-1], seed=9)[0] == rows[2]
 
 
 def test_incomplete_input_raises() -> None:
