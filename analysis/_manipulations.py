@@ -106,6 +106,8 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(
             f"manipulation frame column 'protocol' holds {bad}: expected single or pair"
         )
+    if not {value for value in frame["control"].unique()} <= {True, False}:
+        raise ValueError("manipulation frame column 'control' must hold True or False")
     if frame["panel"].nunique() > 1:
         raise ValueError("manipulation frame holds several panels: split it by column 'panel'")
     return frame

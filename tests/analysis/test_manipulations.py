@@ -119,10 +119,13 @@ def test_interval_is_the_bootstrap_of_base_means_and_near_the_t_interval(
 def test_intervals_cover_the_true_mean() -> None:
     """Over 200 data sets of 10 bases with normal base means around 0.3, about 95% cover."""
     rng = np.random.default_rng(11)
+    frame = _frame("authority", [[0.0]] * 10)
+    twin = (frame["arm"] == "manipulation").to_numpy()
     covered = 0
     for run in range(200):
-        frame = _frame("authority", [[d] for d in rng.normal(0.3, 1.0, 10)], seed=run)
-        row = _only(bias_profile(frame, seed=run))
+        score = frame["score"].to_numpy().copy()
+        score[twin] += rng.normal(0.3, 1.0, 10)
+        row = _only(bias_profile(frame.assign(score=score), seed=run))
         covered += row.ci_low is not None and row.ci_low <= 0.3 <= (row.ci_high or 0.0)
     assert 0.9 <= covered / 200 <= 0.99
 
@@ -206,6 +209,8 @@ def test_incomplete_input_raises() -> None:
         bias_profile(frame.drop(columns=["won"]))
     with pytest.raises(ValueError, match="'arm'"):
         bias_profile(frame.assign(arm="injection"))
+    with pytest.raises(ValueError, match="'control'"):
+        bias_profile(frame.assign(control="False"))
     with pytest.raises(ValueError, match="several panels"):
         bias_profile(frame.assign(panel=["a", "b"] * 6))
     assert bias_profile(frame.iloc[0:0]) == []
