@@ -11,7 +11,8 @@ five manipulations and the same-text control. Each run's profile is ``analysis.b
 Prints, for ``--runs`` runs each: the share of runs with any false call (a call on a label
 with nothing planted, the control included) with its Wilson 95% interval, at each tau and
 number of base scenarios; then the power (share of runs calling the planted label) for each
-planted shift and number of bases at ``--power-tau``, with the false calls of those runs.
+planted shift and number of bases at ``--power-tau`` (in either protocol, and in single
+trials and pairs alone), with the false calls of those runs.
 
     .venv/bin/python bench/manipulation_calibration.py [--runs 2000] [--taus 0,0.5,1.0]
         [--bases 6,12,24] [--shifts 0.3,0.6,1.0] [--power-tau 0.5]
@@ -67,15 +68,19 @@ def main() -> None:
         f"\nPlanted shift on {PLANTED} (points, on the manipulated candidate; pairs through "
         f"the scores), tau {args.power_tau:g}: share of runs calling it, {args.runs} runs each"
     )
-    print("| shift | bases | power [Wilson 95%] | false calls per run (other labels) |")
-    print("|---|---|---|---|")
+    print(
+        "| shift | bases | power [Wilson 95%] | single trials alone | pairs alone | "
+        "false calls per run (other labels) |"
+    )
+    print("|---|---|---|---|---|---|")
     for shift in _numbers(args.shifts):
         for n in bases:
             model = ManipulationModel(tau=args.power_tau, n_bases=n, planted={PLANTED: shift})
             result = manipulation_calibration(model, args.runs, seed=args.seed)
+            single, pair = (result.rate(PLANTED, p).rate for p in ("single", "pair"))
             print(
-                f"| {shift:g} | {n} | {_rate(result.rate(PLANTED))} | "
-                f"{_rate(result.false_calls)} |",
+                f"| {shift:g} | {n} | {_rate(result.rate(PLANTED))} | {single:.3f} | "
+                f"{pair:.3f} | {_rate(result.false_calls)} |",
                 flush=True,
             )
     print(

@@ -247,16 +247,22 @@ class CallRate:
 @dataclass(frozen=True)
 class ManipulationCalibration:
     """Per label the share of runs that called it (in either protocol; for a planted label,
-    the power; for the rest and the control, its false calls), and the share of runs with any
-    false call: a call on a label with nothing planted, the run's headline wrong."""
+    the power; for the rest and the control, its false calls), the same per protocol
+    (``protocols``, named "label (protocol)"), and the share of runs with any false call: a
+    call on a label with nothing planted, the run's headline wrong."""
 
     labels: list[CallRate]
     false_calls: CallRate
     runs: int
     model: str
+    protocols: list[CallRate] = field(default_factory=list)
 
-    def rate(self, label: str) -> CallRate:
-        return next(row for row in self.labels if row.name == label)
+    def rate(self, label: str, protocol: str | None = None) -> CallRate:
+        """A label's call rate, in either protocol or in ``protocol`` alone."""
+        name, rows = (
+            (label, self.labels) if protocol is None else (f"{label} ({protocol})", self.protocols)
+        )
+        return next(row for row in rows if row.name == name)
 
 
 def manipulation_calibration(
@@ -272,17 +278,21 @@ def manipulation_calibration(
     run's only where a test must be cheap)."""
     labels = model.labels
     calls = dict.fromkeys(labels, 0)
+    by_protocol = {(label, protocol): 0 for label in labels for protocol in ("single", "pair")}
     false_runs = 0
     for run, frame in enumerate(manipulation_frames(model, runs, seed=seed)):
-        called = {
-            row.manipulation
-            for row in bias_profile(frame, alpha=alpha, seed=run, n_boot=n_boot)
-            if row.called
-        }
+        rows = bias_profile(frame, alpha=alpha, seed=run, n_boot=n_boot)
+        for row in rows:
+            by_protocol[row.manipulation, row.protocol] += row.called
+        called = {row.manipulation for row in rows if row.called}
         for label in called:
             calls[label] += 1
         false_runs += any(model.planted.get(label, 0.0) == 0.0 for label in called)
     return ManipulationCalibration(
+        protocols=[
+            CallRate.of(f"{label} ({protocol})", model.planted.get(label, 0.0), count, runs)
+            for (label, protocol), count in by_protocol.items()
+        ],
         labels=[
             CallRate.of(label, model.planted.get(label, 0.0), calls[label], runs)
             for label in labels

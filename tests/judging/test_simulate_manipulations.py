@@ -45,6 +45,8 @@ def test_no_bias_is_rarely_called(null: ManipulationCalibration) -> None:
 def test_a_planted_bias_is_caught_and_the_rest_stay_clean(planted: ManipulationCalibration) -> None:
     caught = planted.rate("verbosity-2x")
     assert caught.planted == 1.0 and caught.rate >= 0.8
+    by_protocol = [planted.rate("verbosity-2x", p).calls for p in ("single", "pair")]
+    assert max(by_protocol) <= caught.calls <= sum(by_protocol)
     others = [row for row in planted.labels if row.name != "verbosity-2x"]
     assert all(row.rate <= 0.05 for row in others)
     assert planted.false_calls.rate <= 0.1
