@@ -40,6 +40,7 @@ from fairpanel.analysis._injection import (
 )
 from fairpanel.analysis._interactions import treatment_interactions
 from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs, leaderboard_row, ranked_rows
+from fairpanel.analysis._manipulations import MANIPULATION_COLUMNS, bias_profile
 from fairpanel.analysis._multitest import bonferroni
 from fairpanel.analysis._paired import paired_differences, single_score_effects
 from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
@@ -49,6 +50,7 @@ from fairpanel.analysis._panel_differences import panel_differences
 from fairpanel.analysis._panel_ranks import panel_ranks
 from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
 from fairpanel.analysis._position import order_consistency, position_bias
+from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
 from fairpanel.analysis._result_rows import (
     AgreementRow,
     BradleyTerryAbility,
@@ -91,8 +93,10 @@ from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_v
 
 __all__ = [
     "CATEGORY",
+    "DEFAULT_BOOTSTRAP",
     "IDENTITY",
     "INJECTION_COLUMNS",
+    "MANIPULATION_COLUMNS",
     "METRIC",
     "METRICS",
     "MIN_BASES",
@@ -153,6 +157,7 @@ __all__ = [
     "arm_parts",
     "arm_results",
     "baseline_scores",
+    "bias_profile",
     "bonferroni",
     "bradley_terry",
     "calibration_tables",
