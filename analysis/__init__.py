@@ -83,6 +83,7 @@ from fairpanel.analysis._results import (
     RunResults,
 )
 from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
+from fairpanel.analysis._self_preference import SelfPreferenceRow, self_preference
 from fairpanel.analysis._statistics import (
     ReportPart,
     design_parts,
@@ -148,6 +149,7 @@ __all__ = [
     "RunResults",
     "ScoreDifferenceBlock",
     "ScoreDifferenceMatrix",
+    "SelfPreferenceRow",
     "SingleBlock",
     "WinRate",
     "WinRateRow",
@@ -197,6 +199,7 @@ __all__ = [
     "ranked_rows",
     "same_label_swap_tests",
     "score_difference_matrix",
+    "self_preference",
     "single_score_effects",
     "sort_block",
     "treatment_interactions",

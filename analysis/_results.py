@@ -35,6 +35,7 @@ from fairpanel.analysis._result_rows import (
     ResultsModel,
     SingleBlock,
 )
+from fairpanel.analysis._self_preference import SelfPreferenceRow
 
 __all__ = [
     "ArmResults",
@@ -229,6 +230,9 @@ class RunResults(ArmResults):
     bias_profile: list[BiasProfileRow] = Field(default_factory=list)
     """The manipulation arms' effects (``arms.manipulations``), one row per manipulation and
     protocol; empty when the run has none."""
+    self_preference: list[SelfPreferenceRow] = Field(default_factory=list)
+    """The self-preference arms' difference in differences between the panels judged by the
+    responder's model and by the second model (a run that compares panels)."""
     panels: dict[str, RunResults] = Field(default_factory=dict)
     """Each panel's own results, in a run that compares panels on the same trials."""
     panel_comparison: PanelComparisonBlock | None = None

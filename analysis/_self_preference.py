@@ -121,7 +121,7 @@ def self_preference(
                 )
             )
     tested = [i for i, row in enumerate(rows) if row.p_value is not None]
-    adjusted = holm(np.array([rows[i].p_value for i in tested], dtype=float)) if tested else []
+    adjusted = holm(np.array([rows[i].p_value for i in tested], dtype=float))
     for i, p_holm in zip(tested, adjusted, strict=True):
         rows[i] = rows[i].model_copy(
             update={"p_holm": float(p_holm), "called": bool(p_holm < alpha)}

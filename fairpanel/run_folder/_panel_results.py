@@ -29,7 +29,12 @@ from fairpanel.analysis import (
     treatment_interactions,
 )
 from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames, response_warnings
-from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, injection_robustness
+from fairpanel.judging.engine import (
+    RESOLVED_CONFIG_FILE,
+    injection_robustness,
+    manipulation_frame,
+)
+from fairpanel.run_folder._bias_results import panel_profiles, self_preference_rows
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json
 from fairpanel.run_folder._panel_comparison import compare_panels
 from fairpanel.run_folder._part_pool import run_parts
@@ -121,6 +126,7 @@ def _panel_block(
     frames: RunFrames,
     robustness: dict[str, Any],
     warnings: list[str],
+    profile: list[Any] | None = None,
 ) -> RunResults:
     """One panel's results: its main arm under the baseline treatment, the other treatments
     and their interactions, its control arms and their own headlines."""
@@ -159,6 +165,7 @@ def _panel_block(
             alpha=ALPHA,
             confidence=CONFIDENCE,
         ),
+        bias_profile=profile or [],
     )
 
 
@@ -174,14 +181,17 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
         frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
         warnings = response_warnings(store, frames.duplicate_trials)
+        manipulated = manipulation_frame(store)
     finally:
         store.close()
+    profiles = panel_profiles(manipulated, alpha=ALPHA, confidence=CONFIDENCE)
     names = _panel_order(run_dir, frames.values("panel")) if "panel" in frames.turns.columns else []
     if len(names) <= 1:
-        return _panel_block(run_dir, frames, robustness, warnings).to_json()
+        profile = next(iter(profiles.values()), [])
+        return _panel_block(run_dir, frames, robustness, warnings, profile).to_json()
     by_panel = {name: frames.where(panel=name) for name in names}
     blocks = {
-        name: _panel_block(run_dir, panel_frames, robustness, warnings)
+        name: _panel_block(run_dir, panel_frames, robustness, warnings, profiles.get(name))
         for name, panel_frames in by_panel.items()
     }
     first = blocks[names[0]]
@@ -199,6 +209,9 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
         alpha=ALPHA,
         confidence=CONFIDENCE,
     )
+    contrasts = self_preference_rows(run_dir, manipulated, alpha=ALPHA, confidence=CONFIDENCE)
+    if contrasts:
+        results["self_preference"] = [row.model_dump() for row in contrasts]
     return results
 
 

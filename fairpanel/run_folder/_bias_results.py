@@ -1,0 +1,77 @@
+"""results.json's manipulation blocks: each panel's bias profile, and the run's
+self-preference contrasts between the panels judged by the responder's and a second model.
+
+Both read the store's manipulated twins (``manipulation_frame``), not the arm frames: a
+manipulated trial is paired with its untouched twin by key, whatever else the run holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import ValidationError
+
+from fairpanel.analysis import BiasProfileRow, SelfPreferenceRow, bias_profile, self_preference
+from fairpanel.judging import ExperimentConfig
+from fairpanel.judging.engine import RESOLVED_CONFIG_FILE
+from fairpanel.judging.manipulation import find_manipulation
+from fairpanel.run_folder._folder import read_json
+
+__all__ = ["panel_profiles", "self_preference_rows"]
+
+_SELF_PREFERENCE = "self_preference"
+
+
+def panel_profiles(
+    frame: pd.DataFrame, *, alpha: float, confidence: float
+) -> dict[str, list[BiasProfileRow]]:
+    """Each panel's bias profile, by the panel names the frame holds."""
+    if frame.empty:
+        return {}
+    return {
+        str(panel): bias_profile(rows, alpha=alpha, confidence=confidence)
+        for panel, rows in frame.groupby("panel", sort=False)
+    }
+
+
+def _experiment(run_dir: Path) -> ExperimentConfig | None:
+    try:
+        return ExperimentConfig.model_validate(read_json(run_dir / RESOLVED_CONFIG_FILE) or {})
+    except ValidationError:  # a folder written by another version: no contrast, not a crash
+        return None
+
+
+def _single_model_panels(config: ExperimentConfig) -> dict[str, str]:
+    """Panels whose judges all use one model, by that model's id."""
+    found: dict[str, str] = {}
+    for name, panel in config.panel_items():
+        ids = {config.model_spec(str(seat.model)).id for seat in panel.seats()}
+        if len(ids) == 1:
+            found[name] = ids.pop()
+    return found
+
+
+def self_preference_rows(
+    run_dir: Path, frame: pd.DataFrame, *, alpha: float, confidence: float
+) -> list[SelfPreferenceRow]:
+    """The run's self-preference contrasts (none without a self-preference arm)."""
+    if frame.empty or _SELF_PREFERENCE not in set(frame["kind"]):
+        return []
+    config = _experiment(run_dir)
+    if config is None:
+        return []
+    writers: dict[str, str] = {}
+    for spec in config.arms.manipulation_specs():
+        if spec.kind == _SELF_PREFERENCE:
+            params: Any = find_manipulation(spec.kind).params.model_validate(spec.params)
+            writers[spec.label] = config.model_spec(str(params.model)).id
+    return self_preference(
+        frame,
+        writers=writers,
+        judge_models=_single_model_panels(config),
+        responder=config.responder_spec.id,
+        alpha=alpha,
+        confidence=confidence,
+    )
