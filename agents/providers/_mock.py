@@ -40,6 +40,7 @@ from fairpanel.agents.providers._mock_choices import (
     spread,
 )
 from fairpanel.agents.providers._mock_draws import normal, pick, unit
+from fairpanel.agents.providers._mock_responder import responder_text
 from fairpanel.agents.providers._mock_text import TextAsk, text_answer, text_ask
 
 __all__ = ["MockClient", "mock_fingerprint", "mock_reply", "offered_options"]
@@ -60,14 +61,10 @@ marks, as the injection arm appends one."""
 _INJECTION_ANYWHERE = re.compile(_INJECTION_PHRASE, re.IGNORECASE)
 """The phrase alone: a quick test that spares the line pattern's backtracking on the (usual)
 texts without one."""
-_REWRITE = re.compile(r"<response>\n?(?P<text>.*?)\n?</response>", re.DOTALL)
-_LONGER = re.compile(r"to about (\d+(?:\.\d+)?) times its length")
 _UNIT_INTERVAL = re.compile(r"between 0(?:\.0)? and 1(?:\.0)?(?![\d.])")
 _TASK = re.compile(r"<task>\n?(?P<text>.*?)\n?</task>", re.DOTALL)
 _MALFORMED = "I would rate this quite highly overall, it is a solid answer."
 _ABSTAIN = "Both are equally strong candidates, so I cannot pick one over the other."
-_STEP_VERBS = ("Assess", "Plan", "Prioritise", "Communicate", "Review", "Document", "Adjust")
-_SYNONYMS = (("Step", "Stage"), ("review", "check"), ("plan", "schedule"), ("clear", "explicit"))
 
 
 def _judge_of(request: ModelRequest) -> str:
@@ -101,33 +98,6 @@ def _random_effect(
         replicate = str(request.replicate)
         effect += bias.trial_noise_sd * normal("trial", seed, replicate, _task_of(request), text)
     return effect
-
-
-def _responder_text(request: ModelRequest, style: int = 0) -> str:
-    """An answer of four steps, or a rewrite of the fenced response: a few words swapped, or
-    (asked for "about N times its length") followed by restatements of itself to that length."""
-    last = request.messages[-1].content
-    rewrite = _REWRITE.search(last)
-    if rewrite:
-        text = rewrite.group("text")
-        longer = _LONGER.search(last)
-        if longer:
-            words, wanted = len(text.split()), float(longer.group(1)) * len(text.split())
-            restated = [text]
-            while sum(len(part.split()) for part in restated) < wanted - words / 2:
-                restated.append(f"In other words: {text}")
-            return "\n\n".join(restated)
-        for old, new in _SYNONYMS:
-            text = text.replace(old, new, 1)
-        return text
-    topic = " ".join(last.split()[:10])
-    salt = (f"style={style}",) if style else ()  # the default mock's answers stay as they were
-    steps = [
-        f"Step {i + 1}: {_STEP_VERBS[pick(len(_STEP_VERBS), last, str(i), *salt)]} "
-        f"the key points of the task ({topic}...)."
-        for i in range(4)
-    ]
-    return "\n".join(steps)
 
 
 def _score(
@@ -343,7 +313,7 @@ def mock_reply(request: ModelRequest, bias: MockBias) -> str:
             return _choice_reply(request, bias, options)
         if _UNIT_INTERVAL.search(request.messages[-1].content):
             return _unit_interval_reply(request, bias)
-        return _responder_text(request, bias.responder_style)
+        return responder_text(request, bias.responder_style)
     return _judge_reply(request, bias)
 
 

@@ -17,12 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import (
-    CachingCaller,
-    Message,
     ModelCallError,
-    ModelClient,
-    ModelRequest,
-    Sampling,
 )
 from fairpanel.judging.engine._batch_mode import BatchMode
 from fairpanel.judging.engine._failures import (
@@ -34,6 +29,11 @@ from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_r
 from fairpanel.judging.engine._panel_summary import panel_summaries
 from fairpanel.judging.engine._provenance import environment
 from fairpanel.judging.engine._pulse import metered
+from fairpanel.judging.engine._responder import (
+    stored_responses,
+    writing_sampling,
+    written_responses,
+)
 from fairpanel.judging.engine._rewrites import (
     ManipulationRefusedError,
     Writer,
@@ -47,7 +47,6 @@ from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_wor
 from fairpanel.judging.experiment._checks import selected_scenarios
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import TrialSpec, iter_trials
-from fairpanel.judging.protocol._prompts import responder_messages, rewrite_messages
 from fairpanel.judging.protocol._records import TrialRecord
 from fairpanel.judging.protocol._trial import run_trial
 from fairpanel.personas import IdentitySet, JudgePersona, load_identities, load_judge_personas
@@ -151,54 +150,6 @@ def _roles(config: ExperimentConfig) -> list[ModelRole]:
         if panel.consensus == "moderator":
             roles.append((f"{prefix}moderator", config.model_spec(panel.model), panel.sampling))
     return roles
-
-
-def _writing(config: ExperimentConfig, model: str) -> Sampling:
-    """How a model writes candidate texts: its own sampling under the responder's."""
-    return config.model_spec(model).sampling.merged(config.responder.sampling)
-
-
-async def _responses_for(
-    scenario: DerivedScenario,
-    config: ExperimentConfig,
-    client: ModelClient,
-    caller: CachingCaller,
-    store: Store,
-) -> dict[int, str]:
-    """Response 1, then response 2 written from it with the same steps (MALIBU 3.2)."""
-    spec = config.responder_spec
-    sampling = spec.sampling.merged(config.responder.sampling)
-    texts: dict[int, str] = {}
-    for index in (1, 2):
-        pairs = (
-            responder_messages(scenario.prompt)
-            if index == 1
-            else rewrite_messages(scenario.prompt, texts[1])
-        )
-        request = ModelRequest(
-            model=client.model_id,
-            endpoint=client.endpoint,
-            messages=tuple(Message(role=role, content=text) for role, text in pairs),
-            sampling=sampling,
-            route_key=scenario.id,  # the rewrite repeats the first answer's prompt
-        )
-        reply = await caller.call(client, request, "responder")
-        texts[index] = reply.text.strip()
-        store.put_response(scenario.id, index, spec.id, texts[index], request.key())
-    return texts
-
-
-async def _stored_responses(
-    scenario: DerivedScenario, config: ExperimentConfig, store: Store
-) -> dict[int, str]:
-    """Both responses of ``scenario`` as the store holds them (copied from ``responses_from``
-    before the first trial, so a missing one is a bug, not a model failure)."""
-    model = config.responder_spec.id
-    texts = {index: store.get_response(scenario.id, index, model) for index in (1, 2)}
-    found = {index: text for index, text in texts.items() if text is not None}
-    if len(found) != len(texts):
-        raise RuntimeError(f"the store holds no response pair by {model} for {scenario.id}")
-    return found
 
 
 async def run_experiment(
@@ -344,11 +295,11 @@ async def _run_pending(
     }
     judge_clients = {ref: await batch_mode.client(config.model_spec(ref)) for ref in references}
     writers: dict[str | None, Writer] = {
-        model: (await batch_mode.client(config.model_spec(model)), _writing(config, model))
+        model: (await batch_mode.client(config.model_spec(model)), writing_sampling(config, model))
         for model in writer_models(config)
     }
     if responder is not None:
-        writers[None] = (responder, _writing(config, config.responder.model))
+        writers[None] = (responder, writing_sampling(config, config.responder.model))
     scenarios = {s.id: s for s in design.scenarios}
     responses: dict[str, asyncio.Task[dict[int, str]]] = {}
 
@@ -356,9 +307,9 @@ async def _run_pending(
         if scenario_id not in responses:
             scenario = scenarios[scenario_id]
             responses[scenario_id] = asyncio.create_task(
-                _stored_responses(scenario, config, store)
+                stored_responses(scenario, config, store)
                 if responder is None
-                else _responses_for(scenario, config, responder, caller, store)
+                else written_responses(scenario, config, responder, caller, store)
             )
         return responses[scenario_id]
 
