@@ -22,11 +22,13 @@ from statsmodels.stats.multitest import multipletests
 
 import fairpanel
 from fairpanel.judging import STORE_FILE
-from fairpanel.studies import load_study, study_results
+from fairpanel.studies import estimate_study, load_study, study_results
 from fairpanel.studies.judge_bias import (
     CORRECT_ANSWER,
+    OUTCOME_COLUMNS,
     JudgeBias,
     JudgeBiasConfig,
+    bias_sensitivity,
     judge_prompt,
     wrong_answer,
 )
@@ -57,7 +59,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict
         path = folder / "judge-bias.yaml"
         path.write_text(yaml.safe_dump(_example(planted)), encoding="utf-8")
         config = load_study(path)
-        fairpanel.run(config, folder / "run", report=False)
+        first = fairpanel.run(config, folder / "run", report=False).summary
+        # Run again: every item and call is already stored, nothing is asked twice.
+        again = fairpanel.run(config, folder / "run", report=False).summary
+        # (A few BBQ items repeat another's text: their identical requests share one call.)
+        assert first.items_ok == 192 and first.calls_made > 180 and again.calls_made == 0, name
         found[name] = (folder / "run", study_results(folder / "run", config))
     return found
 
@@ -92,6 +98,8 @@ def test_the_design_judges_every_item_in_both_orders_untouched_and_manipulated()
         if item.arm == "bandwagon-80":  # a note naming the wrong answer's letter
             letter = "A" if item.order == "wrong_first" else "B"
             assert f"preferred candidate {letter}." in prompt and wrong == item.wrong
+    # One judge call per item, and `fairpanel estimate` plans exactly those.
+    assert estimate_study(config).calls == {"judge": len(items)}
     # The two answers are of one length class.
     bbq = JudgeBias(config).chosen
     ratios = [len(wrong_answer(i).split()) / len(CORRECT_ANSWER.split()) for i in bbq]
@@ -157,6 +165,29 @@ def test_the_rate_and_mcnemar_match_an_independent_computation_from_the_store(
             p_values.append(expected)
         holm = multipletests(p_values, method="holm")[1]
         assert [r["p_holm"] for r in results["manipulations"]] == pytest.approx(list(holm))
+
+
+def test_unreadable_verdicts_drop_their_pair_and_one_item_has_no_interval() -> None:
+    nan = float("nan")
+    rows = [
+        # item, order, replicate, category, arm, right
+        ("x:1", "wrong_first", 0, "Age", "untouched", 1.0),
+        ("x:1", "wrong_first", 0, "Age", "padded", 0.0),
+        ("x:1", "wrong_second", 0, "Age", "untouched", 1.0),
+        ("x:1", "wrong_second", 0, "Age", "padded", nan),  # unreadable: no pair
+        ("x:2", "wrong_first", 0, "Age", "untouched", 0.0),
+        ("x:2", "wrong_first", 0, "Age", "padded", 1.0),
+    ]
+    frame = pd.DataFrame(rows, columns=OUTCOME_COLUMNS)
+    found = bias_sensitivity(frame, "untouched", "padded", resamples=200, seed=1)
+    assert (found["n_pairs"], found["n_items"]) == (2, 2)
+    assert (found["rate"], found["reverse"], found["net"]) == (0.5, 0.5, 0.0)
+    assert found["p_mcnemar"] == 1.0 and found["ci_low"] <= 0.5 <= found["ci_high"]
+    alone = bias_sensitivity(frame[frame["bbq_key"] == "x:1"], "untouched", "padded",
+                             resamples=200, seed=1)  # fmt: skip
+    assert alone["rate"] == 1.0 and alone["ci_low"] is None and alone["ci_high"] is None
+    empty = bias_sensitivity(frame, "untouched", "absent", resamples=200, seed=1)
+    assert empty["n_pairs"] == 0 and empty["rate"] is None and empty["p_mcnemar"] is None
 
 
 def test_a_bad_manipulation_exits_2_naming_the_field_and_line(cli: Cli, tmp_path: Path) -> None:
