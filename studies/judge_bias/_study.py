@@ -70,6 +70,20 @@ def judge_prompt(item: JudgeBiasItem) -> tuple[str, str]:
     return pair_prompt(item.task, (item.correct, wrong), arrangement, _PHRASES, note), wrong
 
 
+def _distinct_texts(items: Sequence[BbqItem]) -> tuple[list[BbqItem], int]:
+    """The items whose judge prompt no earlier item already has (338 of BBQ's differ only in
+    metadata or in the order of their options, which this study does not show), and how many
+    were left out: a repeat would be the same call counted twice."""
+    seen: set[tuple[str, str, str]] = set()
+    kept: list[BbqItem] = []
+    for item in items:
+        text = (item.context, item.question, item.biased)
+        if text not in seen:
+            seen.add(text)
+            kept.append(item)
+    return kept, len(items) - len(kept)
+
+
 def _slot(item: JudgeBiasItem) -> int:
     """The same-text control is asked afresh: its call must not be the untouched one's."""
     control = item.manipulation is not None and item.manipulation.control
@@ -84,7 +98,7 @@ class JudgeBias(Study[JudgeBiasConfig, JudgeBiasItem]):
     def __init__(self, config: JudgeBiasConfig) -> None:
         super().__init__(config)
         self.bbq = config.bbq()
-        chosen: list[BbqItem] = self.bbq.items
+        chosen, self.repeats = _distinct_texts(self.bbq.items)
         if config.items_per_category is not None:
             chosen = stratified_subset(chosen, config.items_per_category, config.seed)
         self.chosen = chosen
@@ -101,6 +115,7 @@ class JudgeBias(Study[JudgeBiasConfig, JudgeBiasItem]):
                 "source": self.config.bbq_dir or "built-in (CC-BY-4.0, Parrish et al. 2022)",
                 "files": self.bbq.files,
                 "labelled": len(self.bbq.items),
+                "left_out_repeated_text": self.repeats,
                 "asked": len(self.chosen),
                 "age_target": self.config.age_target,
             }
