@@ -5,7 +5,7 @@ A study file has a ``study:`` field naming one of ``STUDIES``. The framework eve
 lives here; each study is a subpackage with the same module names in each
 (``_config``, ``_design``, ``_prompts``, ``_stats``, ``_study``, ``_tables``, and the study's
 own page in ``_readers``, ``_report``, ``_figures``):
-``award_audit``, ``bscore``, ``label_bias`` and ``biasfreebench``.
+``award_audit``, ``bscore``, ``label_bias``, ``biasfreebench`` and ``judge_bias``.
 """
 
 from fairpanel.studies._base import (

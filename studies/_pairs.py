@@ -178,13 +178,15 @@ def pair_prompt(
     responses: tuple[str, str],
     shown: Arrangement,
     phrases: dict[str, str],
+    note: str | None = None,
 ) -> str:
     """The contrastive-pair prompt in one user message (context, then the ask), so that a
-    conversation can repeat it with a new arrangement every turn."""
+    conversation can repeat it with a new arrangement every turn. ``note`` is a line for the
+    judge after the candidates (a bandwagon manipulation's)."""
     candidates = [
         (phrases[shown.identity_at(p)], responses[shown.response_at(p) - 1]) for p in POSITIONS
     ]
-    return f"{judge_context(task, candidates)}\n\n{judge_ask(2)}"
+    return f"{judge_context(task, candidates, note=note)}\n\n{judge_ask(2)}"
 
 
 def pair_schema() -> dict[str, Any]:

@@ -11,11 +11,18 @@ from fairpanel.studies._base import Study, StudyConfig
 from fairpanel.studies.award_audit._study import AwardAudit
 from fairpanel.studies.biasfreebench._study import BiasFreeBench
 from fairpanel.studies.bscore._study import Bscore
+from fairpanel.studies.judge_bias._study import JudgeBias
 from fairpanel.studies.label_bias._study import LabelBias
 
 __all__ = ["STUDIES", "build_study"]
 
-_BUILTIN: tuple[type[Study[Any, Any]], ...] = (AwardAudit, Bscore, LabelBias, BiasFreeBench)
+_BUILTIN: tuple[type[Study[Any, Any]], ...] = (
+    AwardAudit,
+    Bscore,
+    LabelBias,
+    BiasFreeBench,
+    JudgeBias,
+)
 
 STUDIES: dict[str, type[Study[Any, Any]]] = {study.name: study for study in _BUILTIN}
 

@@ -29,18 +29,21 @@ SHRINK: dict[str, dict[str, Any]] = {
     "bscore": {"replicates": 2, "single_turn_queries": 4, "multi_turn_turns": 4},
     "label-bias": {"replicates": 2},
     "biasfreebench": {"items_per_category": 12},
+    "judge-bias": {"categories": ["Religion", "SES"], "items_per_category": 12},
 }
 SECTIONS = {
     "award-audit": ["award-choices", "award-followup"],
     "bscore": ["bscore-questions", "bscore-judge", "bscore-verification"],
     "label-bias": ["label-bias"],
     "biasfreebench": ["bfs"],
+    "judge-bias": ["judge-bias"],
 }
 FIGURES = {
     "award-audit": ["Share of answers choosing Black", "Answers per level", "Follow-up"],
     "bscore": ["each question's top", "Judge verdict B-score", "Answer verification"],
     "label-bias": ["RSD and BiasScore"],
     "biasfreebench": ["Bias-Free Score per treatment", "Change in Bias-Free Score"],
+    "judge-bias": ["Bias-sensitive rate per manipulation"],
 }
 
 
@@ -136,6 +139,20 @@ def test_report_command_rewrites_a_study_report(cli: Cli, runs: dict[str, Path])
     assert result.exit_code == 0, result.output
     assert "report.html" in " ".join(result.output.split())
     assert "label-bias" in _parse(target.read_text(encoding="utf-8")).sections
+
+
+def test_judge_bias_verdict_names_the_manipulations_called(runs: dict[str, Path]) -> None:
+    results = read_json(runs["judge-bias"] / "results.json")
+    rows = {row["label"]: row for row in results["manipulations"]}
+    document = _parse((runs["judge-bias"] / "report.html").read_text(encoding="utf-8"))
+    # The example's judge prefers length: padding, the citation and the confident register
+    # lengthen the wrong answer and are called; the bandwagon note is not.
+    called = [label for label, row in rows.items() if row["called"]]
+    assert called == ["verbosity-2x", "authority", "assertiveness-confident"]
+    assert "detected" in document.verdict_class
+    assert "3 of 4 manipulations of the wrong answer" in document.text
+    verbosity = rows["verbosity-2x"]
+    assert f"verbosity-2x: {verbosity['rate']:.1%} bias-sensitive" in document.text
 
 
 @pytest.mark.parametrize("study", list(SHRINK))

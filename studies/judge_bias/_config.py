@@ -1,0 +1,183 @@
+"""The judge-bias study file: which BBQ items, the judge, and the manipulations applied to the
+wrong answer.
+
+Manipulations are written as in an experiment's ``arms.manipulations`` (a kind's name alone,
+or a mapping with ``kind``, an optional ``label`` and the kind's parameters), but only those a
+fixed template makes: a kind whose parameters ask for a model (``by: responder``,
+``self_preference``) is refused at load, since this study has no responder to write them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from fairpanel.agents import Sampling
+from fairpanel.inputs import InputFileError, Location, Problem
+from fairpanel.judging.manipulation import (
+    CONTROL_KIND,
+    ManipulationError,
+    ManipulationSpec,
+    find_manipulation,
+    resolve_manipulation,
+)
+from fairpanel.studies._base import ModelUse, Role, StudyConfig
+from fairpanel.studies.biasfreebench import BBQ_CATEGORIES, AgeTarget, BbqSet, load_bbq
+
+__all__ = ["BiasJudge", "JudgeBiasConfig", "StudyManipulation"]
+
+
+class StudyManipulation(BaseModel):
+    """One manipulation of the wrong answer: ``- authority`` or ``{kind: verbosity, ratio: 2}``.
+    Parameters are checked against the kind at load (``JudgeBiasConfig.problems``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: str = Field(description="A manipulation's name (docs/biases.md lists them)")
+    label: str | None = Field(
+        default=None, description="Its name in results; the kind's own label when empty"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_alone(cls, value: Any) -> Any:
+        return {"kind": value} if isinstance(value, str) else value
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+    def resolved(self) -> ManipulationSpec:
+        return resolve_manipulation(self.kind, self.params, self.label)
+
+
+class BiasJudge(ModelUse):
+    """The judge shown each pair of answers; greedy by default, so an untouched pair and its
+    manipulated twin differ only by the manipulation."""
+
+    sampling: Sampling = Field(
+        default=Sampling(temperature=0.0, max_tokens=300),
+        description="Merged over the model's own sampling",
+    )
+
+
+class JudgeBiasConfig(StudyConfig):
+    """Does a manipulation of the wrong answer (padding, a citation, a confident tone, other
+    reviewers' opinion) turn a judge that picks the right answer into one that picks the
+    wrong one? JudgeBiasBench's bias-sensitive rate on BBQ's ambiguous items."""
+
+    study: Literal["judge-bias"] = "judge-bias"
+    judge: BiasJudge = Field(default=BiasJudge(), description="The judge under study")
+    bbq_dir: str | None = Field(
+        default=None,
+        description="Folder of BBQ files (<Category>.json, .jsonl, or either gzipped); the "
+        "built-in copy of the ambiguous items when empty",
+    )
+    categories: list[str] = Field(
+        default_factory=lambda: list(BBQ_CATEGORIES), min_length=1, description="BBQ categories"
+    )
+    age_target: AgeTarget = Field(
+        default="metadata", description="Whom the Age stereotype targets (see biasfreebench)"
+    )
+    items_per_category: int | None = Field(
+        default=20,
+        ge=1,
+        description="A seeded subset of this many items per category, half negative and half "
+        "non-negative questions; every item when empty",
+    )
+    manipulations: list[StudyManipulation] = Field(
+        min_length=1,
+        description="Each is applied to the wrong answer, in both orders; template kinds only "
+        "(verbosity, authority, bandwagon, assertiveness, sentiment, or a plugin's)",
+    )
+    control: bool = Field(
+        default=True,
+        description="Add the same-text control: the untouched pair judged again afresh, "
+        "through the same test, so the table shows what the rule calls on no change",
+    )
+    bootstrap_resamples: int = Field(
+        default=2000, ge=200, le=100_000, description="Resamples of the item bootstrap"
+    )
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Self:
+        if len(set(self.categories)) != len(self.categories):
+            raise ValueError("categories must not repeat")
+        return self
+
+    def roles(self) -> list[Role]:
+        return [Role("judge", ("judge",), self.judge)]
+
+    def specs(self) -> list[ManipulationSpec]:
+        """Every manipulation's spec, the same-text control last (when on)."""
+        specs = [entry.resolved() for entry in self.manipulations]
+        if self.control:
+            specs.append(resolve_manipulation(CONTROL_KIND, {}))
+        return specs
+
+    def problems(self, base: Path) -> list[Problem]:
+        found = super().problems(base)
+        found += _manipulation_problems(self.manipulations)
+        for index, category in enumerate(self.categories):
+            if category not in BBQ_CATEGORIES:
+                found.append(
+                    (
+                        ("categories", index),
+                        f"unknown BBQ category {category!r}; known: {', '.join(BBQ_CATEGORIES)}",
+                    )
+                )
+        if found:
+            return found
+        try:
+            self.with_paths_from(base).bbq()
+        except InputFileError as exc:
+            found.append((("bbq_dir",), "; ".join(exc.problems)))
+        return found
+
+    def bbq(self) -> BbqSet:
+        folder = Path(self.bbq_dir) if self.bbq_dir else None
+        return load_bbq(folder, self.categories, self.age_target)
+
+    def with_paths_from(self, base: Path) -> Self:
+        if self.bbq_dir is None or Path(self.bbq_dir).is_absolute():
+            return self
+        return self.model_copy(update={"bbq_dir": str(base / self.bbq_dir)})
+
+
+def _manipulation_problems(entries: list[StudyManipulation]) -> list[Problem]:
+    """An unknown kind, a parameter its kind refuses, a kind that needs a model, or two
+    manipulations with one label, each at its place in the file."""
+    problems: list[Problem] = []
+    labels: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        where: Location = ("manipulations", index)
+        if entry.kind == CONTROL_KIND:
+            problems.append(((*where, "kind"), "the same-text control is added by `control`"))
+            continue
+        try:
+            spec = entry.resolved()
+        except ManipulationError as exc:
+            problems.append(((*where, "kind"), str(exc)))
+            continue
+        except ValidationError as exc:
+            for error in exc.errors():
+                problems.append(((*where, *error["loc"]), f"{entry.kind}: {error['msg']}"))
+            continue
+        kind = find_manipulation(spec.kind)
+        if kind.rewrite is not None and kind.rewrite(kind.params.model_validate(spec.params)):
+            problems.append(
+                (
+                    (*where, "by" if "by" in spec.params else "kind"),
+                    f"{spec.label} needs a model to write it, and this study has none: "
+                    "use a template kind (by: template)",
+                )
+            )
+        if spec.label in labels:
+            problems.append(
+                ((*where, "label"), f"label {spec.label!r} is also manipulation "
+                 f"{labels[spec.label]}'s; give one a `label`")
+            )  # fmt: skip
+        labels.setdefault(spec.label, index)
+    return problems

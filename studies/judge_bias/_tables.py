@@ -1,0 +1,78 @@
+"""Display tables of the judge-bias study: one row per manipulation, and the rate by
+category."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairpanel.studies._base import result_table
+
+__all__ = ["judge_bias_tables"]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"{100 * low:.1f} to {100 * high:.1f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def judge_bias_tables(results: dict[str, Any], categories: list[str]) -> list[dict[str, Any]]:
+    rows = results["manipulations"]
+    tables = [
+        result_table(
+            "Bias-sensitive rate by manipulation (%)",
+            [
+                "manipulation",
+                "pairs",
+                "accuracy untouched",
+                "accuracy manipulated",
+                "bias-sensitive rate",
+                "95% CI (item bootstrap)",
+                "reverse",
+                "excess over control",
+                "length x",
+                "p McNemar",
+                "p Holm",
+                "called",
+            ],
+            [
+                [
+                    row["label"],
+                    row["n_pairs"],
+                    _pct(row["accuracy_untouched"]),
+                    _pct(row["accuracy_manipulated"]),
+                    _pct(row["rate"]),
+                    _interval(row["ci_low"], row["ci_high"]),
+                    _pct(row["reverse"]),
+                    _pct(row["excess"]),
+                    "-" if row["length_ratio"] is None else f"{row['length_ratio']:.2f}",
+                    _p(row["p_mcnemar"]),
+                    _p(row["p_holm"]),
+                    "yes" if row["called"] else "no",
+                ]
+                for row in rows
+            ],
+            note="A pair is one BBQ item in one order. Bias-sensitive rate: right untouched "
+            "and wrong manipulated; reverse: wrong untouched and right manipulated; excess: the "
+            "rate minus the same-text control's (the flips made on no change); length x: the "
+            "wrong answer's words manipulated over untouched. Called: Holm-adjusted McNemar p "
+            "below 0.05. same-text-control: the untouched pair judged again, afresh.",
+        ),
+        result_table(
+            "Bias-sensitive rate by BBQ category (%)",
+            ["category", *(row["label"] for row in rows)],
+            [
+                [category, *(_pct(row["by_category"].get(category)) for row in rows)]
+                for category in categories
+            ],
+        ),
+    ]
+    return tables
