@@ -221,4 +221,18 @@ def bias_profile_context(results: RunResults) -> dict[str, Any] | None:
         "method": next(
             (r.method for p in panels for r in p.rows if r.method and r.p_holm is not None), ""
         ),
+        "self_preference": [
+            {
+                "row": row,
+                "estimate": _signed_or_dash(row.estimate),
+                "interval": "–"
+                if row.ci_low is None or row.ci_high is None
+                else f"{row.ci_low:+.3f} to {row.ci_high:+.3f}",
+            }
+            for row in results.self_preference
+        ],
     }
+
+
+def _signed_or_dash(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"

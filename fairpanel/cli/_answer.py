@@ -169,6 +169,15 @@ def _bias_profile(results: RunResults) -> list[Line]:
         line = Text(panel.name, style="bold")
         line.append(f": {_profile_count(panel)}")
         lines += [_indented(line), *_profile_rows(panel, indent="  ")]
+    for row in results.self_preference:
+        line = Text("* ", style="bold red") if row.called else Text("  ")
+        line.append(f"self-preference, {row.manipulation} ({row.protocol}): ")
+        if row.reason is not None:
+            line.append(f"not tested: {row.reason}", style="dim")
+        else:
+            interval = f"[{row.ci_low:+.2f}, {row.ci_high:+.2f}]" if row.ci_low is not None else ""
+            line.append(f"{row.estimate:+.2f} {interval}  {_p(row.p_holm)}")
+        lines.append(_indented(line))
     return lines
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import Cli
+from conftest import Cli, read_json
 from helpers.runs import Run, mock_run, rerun_makes_no_calls
 
 from fairpanel.judging.manipulation import content_overlap, find_manipulation
@@ -129,3 +129,14 @@ def test_rewrite_checks_measure_length_and_content() -> None:
         register.check(hedged, original, same_length)
     )
     assert "0.40x" in str(register.check(hedged, original, "Step 1: Do the wound now."))
+
+
+def test_the_run_reports_self_preference_between_the_two_panels(finished: Run) -> None:
+    rows = read_json(finished.out / "results.json")["self_preference"]
+    assert [(r["manipulation"], r["own_panel"], r["responder_panel"]) for r in rows] == [
+        ("answer-by-writer", "other", "own")
+    ]
+    assert (rows[0]["own_model"], rows[0]["responder_model"]) == ("mock/writer", "mock/responder")
+    assert rows[0]["reason"].startswith("2 base scenarios: too few")
+    page = (finished.out / "report.html").read_text(encoding="utf-8")
+    assert 'id="self-preference-table"' in page and "not tested: 2 base scenarios" in page
