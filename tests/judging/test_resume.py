@@ -126,13 +126,13 @@ pair: {{counterbalance: false}}
 arms:
   placebo: false
   same_label: false
-  manipulations: [{{kind: verbosity, ratio: 2}}, bandwagon]
+  manipulations: [{{kind: verbosity, ratio: 2, by: responder}}, bandwagon]
 concurrency: 4
 """
 MANIPULATED_TRIALS = 2 * (2 + 1) * (1 + 2 + 1)  # main, two manipulations and the control
 
 
-def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_call(
+def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_rewrite_or_call(
     write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with FakeOpenAIServer(judge_like, latency=0.05, api_key=SECRET) as server:
@@ -162,6 +162,11 @@ def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_call(
         assert arms == {"main": 6, "manipulation": 18}
         # The control's calls are its own (a fresh sample), not the untouched trial's, so every
         # trial made its calls: 2 judges x 2 rounds, with no call shared between trials.
+        rewrites = db.execute(
+            "SELECT COUNT(*) FROM calls WHERE role = 'responder' "
+            "AND request LIKE '%times its length%'"
+        ).fetchone()[0]
+        assert rewrites == 2  # one padding rewrite per scenario, whatever was killed
         shared = db.execute(
             "SELECT COUNT(*) FROM (SELECT value FROM turns, json_each(turns.call_keys) "
             "GROUP BY value HAVING COUNT(DISTINCT trial_key) > 1)"
