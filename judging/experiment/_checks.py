@@ -26,12 +26,7 @@ from fairpanel.judging.experiment._config import (
     JudgeSeat,
     PanelConfig,
 )
-from fairpanel.judging.manipulation import (
-    CONTROL_KIND,
-    ManipulationError,
-    ManipulationSpec,
-    find_manipulation,
-)
+from fairpanel.judging.manipulation import ManipulationSpec, entry_problems, find_manipulation
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios
 
@@ -150,34 +145,14 @@ def _writer_problems(
 
 
 def _manipulation_problems(config: ExperimentConfig) -> list[Problem]:
-    """An unknown kind, a parameter its kind refuses (a padding ratio below 1, say), a model it
-    needs and cannot have, or two arms with one label, each at its place in the file."""
-    problems: list[Problem] = []
-    labels: dict[str, int] = {}
-    for index, entry in enumerate(config.arms.manipulations):
-        where: Location = ("arms", "manipulations", index)
-        if entry.kind == CONTROL_KIND:
-            problems.append(
-                ((*where, "kind"), "the same-text control is added by "
-                 "`arms.manipulation_control`, not listed")
-            )  # fmt: skip
-            continue
-        try:
-            spec = entry.resolved()
-        except ManipulationError as exc:
-            problems.append(((*where, "kind"), str(exc)))
-            continue
-        except ValidationError as exc:
-            for error in exc.errors():
-                problems.append(((*where, *error["loc"]), f"{entry.kind}: {error['msg']}"))
-            continue
+    """The listing's own problems, then a model each manipulation needs and cannot have."""
+    problems, resolved = entry_problems(
+        config.arms.manipulations,
+        ("arms", "manipulations"),
+        control_field="arms.manipulation_control",
+    )
+    for where, spec in resolved:
         problems += _writer_problems(config, where, spec)
-        if spec.label in labels:
-            problems.append(
-                ((*where, "label"), f"label {spec.label!r} is also manipulation "
-                 f"{labels[spec.label]}'s; give one a `label`")
-            )  # fmt: skip
-        labels.setdefault(spec.label, index)
     return problems
 
 

@@ -7,12 +7,17 @@ line before any model is called.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fairpanel.agents import Execution, ModelSpec, Sampling
-from fairpanel.judging.manipulation import CONTROL_KIND, ManipulationSpec, resolve_manipulation
+from fairpanel.judging.manipulation import (
+    CONTROL_KIND,
+    ManipulationEntry,
+    ManipulationSpec,
+    resolve_manipulation,
+)
 
 __all__ = [
     "DEFAULT_INJECTION",
@@ -22,7 +27,6 @@ __all__ = [
     "ExperimentConfig",
     "IdentitySelection",
     "JudgeSeat",
-    "ManipulationConfig",
     "PairConfig",
     "PanelConfig",
     "Price",
@@ -169,32 +173,6 @@ class IdentitySelection(_Strict):
         return value
 
 
-class ManipulationConfig(BaseModel):
-    """One manipulation arm as the file writes it: a kind's name alone (``- authority``) or a
-    mapping with ``kind``, an optional ``label`` and the kind's parameters (``ratio: 2``).
-    The parameters are checked against the kind at load (``_checks``), where the kind is
-    known."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    kind: str = Field(description="A manipulation's name (docs/biases.md lists them)")
-    label: str | None = Field(
-        default=None, description="Its name in results; the kind's own label when empty"
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _name_alone(cls, value: Any) -> Any:
-        return {"kind": value} if isinstance(value, str) else value
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
-
-    def resolved(self) -> ManipulationSpec:
-        return resolve_manipulation(self.kind, self.params, self.label)
-
-
 class ArmsConfig(_Strict):
     """Control arms that measure the pipeline's own false-positive rate."""
 
@@ -219,7 +197,7 @@ class ArmsConfig(_Strict):
         max_length=2000,
         description="What the injected candidate says to the judges",
     )
-    manipulations: list[ManipulationConfig] = Field(
+    manipulations: list[ManipulationEntry] = Field(
         default_factory=list,
         description="Manipulation arms: a twin of every main-arm trial in which the candidate "
         "holding response 1 is changed by one manipulation that keeps its content (verbosity, "

@@ -1,6 +1,7 @@
 """Manipulations: named changes to one candidate (or to what the judges are told about it)
 that keep its content, each compared with the untouched twin (docs/biases.md)."""
 
+from fairpanel.judging.manipulation._entries import ManipulationEntry, entry_problems
 from fairpanel.judging.manipulation._model import (
     CONTROL_KIND,
     Manipulated,
@@ -25,6 +26,7 @@ __all__ = [
     "CONTROL_KIND",
     "ENTRY_POINT_GROUP",
     "Manipulated",
+    "ManipulationEntry",
     "ManipulationError",
     "ManipulationInput",
     "ManipulationKind",
@@ -32,6 +34,7 @@ __all__ = [
     "RewriteAsk",
     "apply_manipulation",
     "content_overlap",
+    "entry_problems",
     "find_manipulation",
     "known_manipulations",
     "pad_to_ratio",

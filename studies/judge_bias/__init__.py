@@ -1,7 +1,7 @@
 """JudgeBiasBench's bias-sensitive rate on BBQ ambiguous items: does a manipulation of the
 wrong answer turn a judge's right verdict wrong?"""
 
-from fairpanel.studies.judge_bias._config import BiasJudge, JudgeBiasConfig, StudyManipulation
+from fairpanel.studies.judge_bias._config import BiasJudge, JudgeBiasConfig
 from fairpanel.studies.judge_bias._design import (
     ORDERS,
     UNTOUCHED,
@@ -40,7 +40,6 @@ __all__ = [
     "JudgeBiasConfig",
     "JudgeBiasItem",
     "Order",
-    "StudyManipulation",
     "bbq_task",
     "bias_sensitivity",
     "holm",

@@ -10,47 +10,24 @@ fixed template makes: a kind whose parameters ask for a model (``by: responder``
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from fairpanel.agents import Sampling
-from fairpanel.inputs import InputFileError, Location, Problem
+from fairpanel.inputs import InputFileError, Problem
 from fairpanel.judging.manipulation import (
     CONTROL_KIND,
-    ManipulationError,
+    ManipulationEntry,
     ManipulationSpec,
+    entry_problems,
     find_manipulation,
     resolve_manipulation,
 )
 from fairpanel.studies._base import ModelUse, Role, StudyConfig
 from fairpanel.studies.biasfreebench import BBQ_CATEGORIES, AgeTarget, BbqSet, load_bbq
 
-__all__ = ["BiasJudge", "JudgeBiasConfig", "StudyManipulation"]
-
-
-class StudyManipulation(BaseModel):
-    """One manipulation of the wrong answer: ``- authority`` or ``{kind: verbosity, ratio: 2}``.
-    Parameters are checked against the kind at load (``JudgeBiasConfig.problems``)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    kind: str = Field(description="A manipulation's name (docs/biases.md lists them)")
-    label: str | None = Field(
-        default=None, description="Its name in results; the kind's own label when empty"
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _name_alone(cls, value: Any) -> Any:
-        return {"kind": value} if isinstance(value, str) else value
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
-
-    def resolved(self) -> ManipulationSpec:
-        return resolve_manipulation(self.kind, self.params, self.label)
+__all__ = ["BiasJudge", "JudgeBiasConfig"]
 
 
 class BiasJudge(ModelUse):
@@ -87,7 +64,7 @@ class JudgeBiasConfig(StudyConfig):
         description="A seeded subset of this many items per category, half negative and half "
         "non-negative questions; every item when empty",
     )
-    manipulations: list[StudyManipulation] = Field(
+    manipulations: list[ManipulationEntry] = Field(
         min_length=1,
         description="Each is applied to the wrong answer, in both orders; template kinds only "
         "(verbosity, authority, bandwagon, assertiveness, sentiment, or a plugin's)",
@@ -146,25 +123,10 @@ class JudgeBiasConfig(StudyConfig):
         return self.model_copy(update={"bbq_dir": str(base / self.bbq_dir)})
 
 
-def _manipulation_problems(entries: list[StudyManipulation]) -> list[Problem]:
-    """An unknown kind, a parameter its kind refuses, a kind that needs a model, or two
-    manipulations with one label, each at its place in the file."""
-    problems: list[Problem] = []
-    labels: dict[str, int] = {}
-    for index, entry in enumerate(entries):
-        where: Location = ("manipulations", index)
-        if entry.kind == CONTROL_KIND:
-            problems.append(((*where, "kind"), "the same-text control is added by `control`"))
-            continue
-        try:
-            spec = entry.resolved()
-        except ManipulationError as exc:
-            problems.append(((*where, "kind"), str(exc)))
-            continue
-        except ValidationError as exc:
-            for error in exc.errors():
-                problems.append(((*where, *error["loc"]), f"{entry.kind}: {error['msg']}"))
-            continue
+def _manipulation_problems(entries: list[ManipulationEntry]) -> list[Problem]:
+    """The listing's own problems, then any kind that needs a model to write it."""
+    problems, resolved = entry_problems(entries, ("manipulations",), control_field="control")
+    for where, spec in resolved:
         kind = find_manipulation(spec.kind)
         if kind.rewrite is not None and kind.rewrite(kind.params.model_validate(spec.params)):
             problems.append(
@@ -174,10 +136,4 @@ def _manipulation_problems(entries: list[StudyManipulation]) -> list[Problem]:
                     "use a template kind (by: template)",
                 )
             )
-        if spec.label in labels:
-            problems.append(
-                ((*where, "label"), f"label {spec.label!r} is also manipulation "
-                 f"{labels[spec.label]}'s; give one a `label`")
-            )  # fmt: skip
-        labels.setdefault(spec.label, index)
     return problems
