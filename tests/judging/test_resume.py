@@ -62,7 +62,8 @@ def _run(path: Path, out: Path) -> subprocess.Popen[bytes]:
     )
 
 
-@pytest.mark.parametrize("kill_after_trials", [1, 20])
+# Killing after the very first trial is the manipulation test's case (below).
+@pytest.mark.parametrize("kill_after_trials", [20])
 def test_sigkill_then_rerun_completes_without_repeats(
     write_experiment: WriteExperiment, tmp_path: Path, kill_after_trials: int
 ) -> None:
@@ -141,7 +142,7 @@ def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_rewrite
         db_path = out / "fairpanel.sqlite"
         process = _run(path, out)
         deadline = time.monotonic() + 60
-        while _count(db_path, "trials") < 6:
+        while _count(db_path, "trials") < 1:
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             assert time.monotonic() < deadline, "run made no progress"
             time.sleep(0.02)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import Cli, WriteExperiment, read_json
 
-import fairpanel.agents.providers._mock as mock_provider
+import fairpanel.agents.providers._mock_responder as mock_responder
 from fairpanel.agents import Usage
 from fairpanel.judging import (
     METRICS,
@@ -93,7 +93,7 @@ def test_identical_responses_make_two_arrangements_one_observation(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The mock's rewrite swaps a few words; without them response 2 is response 1 verbatim.
-    monkeypatch.setattr(mock_provider, "_SYNONYMS", ())
+    monkeypatch.setattr(mock_responder, "_SYNONYMS", ())
     out, store = _run(cli, write_experiment, tmp_path)
     try:
         texts = Counter((scenario, text) for scenario, _, _, text in store.responses())

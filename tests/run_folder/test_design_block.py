@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli, WriteExperiment, read_json
 
-import fairpanel.agents.providers._mock as mock_provider
+import fairpanel.agents.providers._mock_responder as mock_responder
 from fairpanel.judging import STORE_FILE, Store, load_frames, response_warnings
 
 EXPERIMENT = """\
@@ -35,7 +35,7 @@ def test_identical_responses_show_as_dropped_duplicates_and_warnings(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Without the mock's word swaps, response 2 is response 1 verbatim in every scenario.
-    monkeypatch.setattr(mock_provider, "_SYNONYMS", ())
+    monkeypatch.setattr(mock_responder, "_SYNONYMS", ())
     out = tmp_path / "run"
     result = cli("run", str(write_experiment(EXPERIMENT)), "--out", str(out))
     assert result.exit_code == 0, result.output
