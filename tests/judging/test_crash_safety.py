@@ -1,6 +1,6 @@
 """Crash safety: SIGKILL at random moments loses nothing that was finished.
 
-The run process is killed at seeded random moments at least 12 times (during start-up,
+The run process is killed at seeded random moments at least 10 times (during start-up,
 response writing, trials, the summary and results), restarted each time, and finally let
 finish. The store must then hold exactly the trials of an uninterrupted run of the same
 experiment (same keys, statuses and consensus), with every turn once, and the server must
@@ -32,7 +32,7 @@ from test_resume import EXPERIMENT
 pytestmark = pytest.mark.timeout(900)
 
 SEED = int(os.environ.get("FAIRPANEL_KILL_SEED", "20"))
-KILLS = int(os.environ.get("FAIRPANEL_KILLS", "12"))  # 12 keeps CI in its budget
+KILLS = int(os.environ.get("FAIRPANEL_KILLS", "10"))  # 10 keeps CI in its budget
 # The kill loop stops after this long, or after KILLS * KILL_BUDGET_RUNS uninterrupted run
 # times where that is longer (a loaded machine makes every run, and so every episode, slower).
 LOOP_BUDGET_S = 90.0

@@ -53,7 +53,7 @@ def _count(db_path: Path, table: str) -> int:
 def _run(path: Path, out: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "FAIRPANEL_TEST_KEY": SECRET}
     return subprocess.Popen(
-        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out)],
+        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out), "--no-report"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
