@@ -49,28 +49,25 @@ def failure_reason(error: str | None) -> str:
     return "other"
 
 
-def responder_failed(spec: TrialSpec, error: Exception) -> TrialRecord:
-    """The record of a trial that could not start because its responses could not be written."""
+def _failed_before_judging(spec: TrialSpec, error: str) -> TrialRecord:
+    """The record of a trial that failed before any judge was asked: no turns, no consensus."""
     return TrialRecord(
         key=spec.key(),
         protocol=spec.protocol,
         spec=spec.model_dump(mode="json"),
         status="failed",
-        error=f"{RESPONDER_FAILED}: {error}",
+        error=error,
         consensus=None,
         turns=[],
     )
+
+
+def responder_failed(spec: TrialSpec, error: Exception) -> TrialRecord:
+    """The record of a trial that could not start because its responses could not be written."""
+    return _failed_before_judging(spec, f"{RESPONDER_FAILED}: {error}")
 
 
 def manipulation_refused(spec: TrialSpec, reason: str) -> TrialRecord:
     """The record of a manipulated twin whose model-written text failed its check (a rewrite
     that missed its length or dropped content): never shown to the judges, never scored."""
-    return TrialRecord(
-        key=spec.key(),
-        protocol=spec.protocol,
-        spec=spec.model_dump(mode="json"),
-        status="failed",
-        error=f"{MANIPULATION_REFUSED}: {reason}",
-        consensus=None,
-        turns=[],
-    )
+    return _failed_before_judging(spec, f"{MANIPULATION_REFUSED}: {reason}")

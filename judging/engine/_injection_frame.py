@@ -20,7 +20,7 @@ from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._judgment import METRICS
 
-__all__ = ["injection_frame", "injection_robustness"]
+__all__ = ["injection_frame", "injection_robustness", "key_chunks"]
 
 
 def _twin_key(spec: dict[str, Any]) -> str | None:
@@ -34,7 +34,8 @@ _CHUNK = 500
 """Keys per ``IN (...)`` query (well under SQLite's bound on parameters)."""
 
 
-def _chunks(keys: list[str]) -> Iterator[list[str]]:
+def key_chunks(keys: list[str]) -> Iterator[list[str]]:
+    """``keys`` in runs short enough for one ``IN (...)`` query."""
     for start in range(0, len(keys), _CHUNK):
         yield keys[start : start + _CHUNK]
 
@@ -60,14 +61,14 @@ def injection_frame(store: Store) -> pd.DataFrame:
             if twin is not None:
                 pair_key[key] = pair_key[twin] = twin
     keys = sorted(pair_key)
-    for chunk in _chunks(keys):
+    for chunk in key_chunks(keys):
         marks = ", ".join("?" * len(chunk))
         for key, spec_text, status in store.read(
             f"SELECT key, spec, status FROM trials WHERE key IN ({marks})", chunk
         ):
             specs.setdefault(key, (json.loads(spec_text), status))
     rows = []
-    for chunk in _chunks(keys):
+    for chunk in key_chunks(keys):
         marks = ", ".join("?" * len(chunk))
         for key, judge, judge_model, parsed_text in store.read(
             "SELECT trial_key, judge, judge_model, parsed FROM turns WHERE round_kind = 'final' "

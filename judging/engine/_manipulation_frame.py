@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from statistics import fmean
 from typing import Any
 
 import pandas as pd
 from pydantic import ValidationError
 
+from fairpanel.judging.engine._injection_frame import key_chunks
 from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._config import DEFAULT_PANEL
 from fairpanel.judging.experiment._design import MANIPULATED_RESPONSE, TrialSpec
@@ -28,8 +29,6 @@ MANIPULATION_FRAME_COLUMNS = [
     "pair_key", "manipulation", "kind", "control", "protocol", "panel", "base_id",
     "scenario_id", "arm", "score", "won",
 ]  # fmt: skip
-_CHUNK = 500
-"""Keys per ``IN (...)`` query (well under SQLite's bound on parameters)."""
 
 
 def _twin_key(spec: Mapping[str, Any]) -> str | None:
@@ -37,11 +36,6 @@ def _twin_key(spec: Mapping[str, Any]) -> str | None:
         return TrialSpec.model_validate({**spec, "arm": "main", "manipulation": None}).key()
     except ValidationError:  # a spec from an older store layout: it has no twin
         return None
-
-
-def _chunks(keys: list[str]) -> Iterator[list[str]]:
-    for start in range(0, len(keys), _CHUNK):
-        yield keys[start : start + _CHUNK]
 
 
 def _outcome(spec: Mapping[str, Any], consensus: Mapping[str, Any]) -> tuple[float, float]:
@@ -71,7 +65,7 @@ def manipulation_frame(store: Store) -> pd.DataFrame:
         if twin is not None and consensus_text:
             manipulated.append((twin, spec, json.loads(consensus_text)))
     twins: dict[str, dict[str, Any]] = {}
-    for chunk in _chunks(sorted({twin for twin, _, _ in manipulated})):
+    for chunk in key_chunks(sorted({twin for twin, _, _ in manipulated})):
         marks = ", ".join("?" * len(chunk))
         for key, consensus_text in store.read(
             f"SELECT key, consensus FROM trials WHERE status = 'ok' AND key IN ({marks})", chunk
