@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from fairpanel.agents import CachingCaller, Message, ModelClient, ModelRequest, Sampling
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import MANIPULATED_RESPONSE, TrialSpec
-from fairpanel.judging.manipulation import RewriteAsk, find_manipulation
+from fairpanel.judging.manipulation import RewriteAsk, find_manipulation, rewrite_ask
 from fairpanel.judging.protocol._prompts import manipulation_rewrite_messages, responder_messages
 
 __all__ = ["ManipulationRefusedError", "Writer", "manipulated_responses", "writer_models"]
@@ -28,13 +28,8 @@ class ManipulationRefusedError(Exception):
 
 
 def _asks(config: ExperimentConfig) -> list[RewriteAsk]:
-    asks = []
-    for spec in config.arms.manipulation_specs():
-        kind = find_manipulation(spec.kind)
-        ask = kind.rewrite(kind.params.model_validate(spec.params)) if kind.rewrite else None
-        if ask is not None:
-            asks.append(ask)
-    return asks
+    asks = [rewrite_ask(spec) for spec in config.arms.manipulation_specs()]
+    return [ask for ask in asks if ask is not None]
 
 
 def writer_models(config: ExperimentConfig) -> list[str]:

@@ -26,7 +26,7 @@ from fairpanel.judging.experiment._config import (
     JudgeSeat,
     PanelConfig,
 )
-from fairpanel.judging.manipulation import ManipulationSpec, entry_problems, find_manipulation
+from fairpanel.judging.manipulation import ManipulationSpec, entry_problems, rewrite_ask
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios
 
@@ -124,8 +124,7 @@ def _writer_problems(
     """A manipulation a model writes needs that model: a second responder model for
     self-preference (not the responder itself), and the responder for a rewrite (which
     ``responses_from`` does not call)."""
-    kind = find_manipulation(spec.kind)
-    ask = kind.rewrite(kind.params.model_validate(spec.params)) if kind.rewrite else None
+    ask = rewrite_ask(spec)
     if ask is None:
         return []
     if ask.model is None:

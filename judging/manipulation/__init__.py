@@ -18,6 +18,7 @@ from fairpanel.judging.manipulation._registry import (
     known_manipulations,
     register_manipulation,
     resolve_manipulation,
+    rewrite_ask,
 )
 from fairpanel.judging.manipulation._rewrites import content_overlap
 from fairpanel.judging.manipulation._templates import pad_to_ratio, word_count
@@ -40,5 +41,6 @@ __all__ = [
     "pad_to_ratio",
     "register_manipulation",
     "resolve_manipulation",
+    "rewrite_ask",
     "word_count",
 ]

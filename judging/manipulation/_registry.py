@@ -19,6 +19,7 @@ from fairpanel.judging.manipulation._model import (
     ManipulationInput,
     ManipulationKind,
     ManipulationSpec,
+    RewriteAsk,
 )
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "known_manipulations",
     "register_manipulation",
     "resolve_manipulation",
+    "rewrite_ask",
 ]
 
 ENTRY_POINT_GROUP = "fairpanel.manipulations"
@@ -88,6 +90,12 @@ def resolve_manipulation(
         label=label or kind.label(validated),
         params=validated.model_dump(mode="json"),
     )
+
+
+def rewrite_ask(spec: ManipulationSpec) -> RewriteAsk | None:
+    """What a model must write for ``spec`` (None: a template makes it, or nothing changes)."""
+    kind = find_manipulation(spec.kind)
+    return kind.rewrite(kind.params.model_validate(spec.params)) if kind.rewrite else None
 
 
 def apply_manipulation(spec: ManipulationSpec, given: ManipulationInput) -> Manipulated:

@@ -21,8 +21,8 @@ from fairpanel.judging.manipulation import (
     ManipulationEntry,
     ManipulationSpec,
     entry_problems,
-    find_manipulation,
     resolve_manipulation,
+    rewrite_ask,
 )
 from fairpanel.studies._base import ModelUse, Role, StudyConfig
 from fairpanel.studies.biasfreebench import BBQ_CATEGORIES, AgeTarget, BbqSet, load_bbq
@@ -127,8 +127,7 @@ def _manipulation_problems(entries: list[ManipulationEntry]) -> list[Problem]:
     """The listing's own problems, then any kind that needs a model to write it."""
     problems, resolved = entry_problems(entries, ("manipulations",), control_field="control")
     for where, spec in resolved:
-        kind = find_manipulation(spec.kind)
-        if kind.rewrite is not None and kind.rewrite(kind.params.model_validate(spec.params)):
+        if rewrite_ask(spec) is not None:
             problems.append(
                 (
                     (*where, "by" if "by" in spec.params else "kind"),
