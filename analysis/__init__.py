@@ -7,18 +7,6 @@ dataclasses with ``to_dict()``; ``analyze_arm`` assembles them into the typed bl
 results.json (``RunResults``), which the report and the terminal tables read.
 """
 
-from fairpanel.analysis._agreement import agreement, krippendorff_alpha
-from fairpanel.analysis._bradley_terry import bradley_terry
-from fairpanel.analysis._calibration import TARGET_POWER, calibration_tables, identity_test_outcomes
-from fairpanel.analysis._chisq import ChiSquareResult, chi_square_tests
-from fairpanel.analysis._cluster import MIN_BASES, ClusterTest, cluster_mean_test
-from fairpanel.analysis._compare import compare_runs, design_differences, sort_block
-from fairpanel.analysis._compare_paired import compare_paired
-from fairpanel.analysis._controls import control_false_positives, same_label_swap_tests
-from fairpanel.analysis._debate import conformity, debate_shift
-from fairpanel.analysis._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
-from fairpanel.analysis._effects import Effect, Family, cohen_h, correct_effects, headline
-from fairpanel.analysis._failures import FailureRate, failure_rates, failure_rates_by_identity
 from fairpanel.analysis._frames import (
     CATEGORY,
     IDENTITY,
@@ -32,65 +20,128 @@ from fairpanel.analysis._frames import (
     TURN_COLUMNS,
     VERDICT_COLUMNS,
 )
-from fairpanel.analysis._injection import (
-    INJECTION_COLUMNS,
-    InjectionShift,
-    injection_shifts,
-    moved_by_injection,
-)
-from fairpanel.analysis._interactions import treatment_interactions
-from fairpanel.analysis._leaderboard import SORT_COLUMNS, RunInputs, leaderboard_row, ranked_rows
-from fairpanel.analysis._manipulations import MANIPULATION_COLUMNS, bias_profile
-from fairpanel.analysis._multitest import bonferroni
-from fairpanel.analysis._paired import paired_differences, single_score_effects
-from fairpanel.analysis._pairs import WinRate, no_preference_level, wilson_interval, win_rates
-from fairpanel.analysis._panel_block import PanelComparisonBlock, panel_summary
-from fairpanel.analysis._panel_calibration import panel_calibration_tables, panel_test_outcomes
-from fairpanel.analysis._panel_differences import panel_differences
-from fairpanel.analysis._panel_ranks import panel_ranks
-from fairpanel.analysis._panel_rows import PanelComparison, PanelDifferenceRow, RankInterval
-from fairpanel.analysis._position import order_consistency, position_bias
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
-from fairpanel.analysis._result_rows import (
-    AgreementRow,
-    BradleyTerryAbility,
-    BradleyTerryFit,
-    BradleyTerryTerm,
-    ChiSquareRow,
-    ConformityRow,
-    DebateBlock,
-    DebateShiftRow,
-    EffectRow,
-    FailureByIdentityRow,
-    FailureRow,
-    FamilyRow,
-    HeadlineBlock,
-    MeanScoreRow,
-    MeanScoresBlock,
-    PairBlock,
-    PositionBiasBlock,
-    ScoreDifferenceBlock,
-    SingleBlock,
-    WinRateRow,
-)
-from fairpanel.analysis._results import (
-    ArmResults,
-    BiasProfileRow,
-    ControlFalsePositives,
-    DesignBlock,
-    InjectionShiftRow,
-    LabelSwapTests,
-    RunResults,
-)
-from fairpanel.analysis._scores import ScoreDifferenceMatrix, mean_scores, score_difference_matrix
-from fairpanel.analysis._self_preference import SelfPreferenceRow, self_preference
 from fairpanel.analysis._statistics import (
     ReportPart,
     design_parts,
     verdict_statistics,
 )
-from fairpanel.analysis._summary import analyze, analyze_arm, arm_parts, arm_results
-from fairpanel.analysis._verdict_tests import label_swaps, pair_outcomes, pair_verdict_effects
+from fairpanel.analysis._summary import (
+    analyze,
+    analyze_arm,
+    arm_parts,
+    arm_results,
+)
+from fairpanel.analysis.calibration import (
+    TARGET_POWER,
+    calibration_tables,
+    identity_test_outcomes,
+    panel_calibration_tables,
+    panel_test_outcomes,
+)
+from fairpanel.analysis.judges import (
+    FailureRate,
+    agreement,
+    conformity,
+    debate_shift,
+    failure_rates,
+    failure_rates_by_identity,
+    krippendorff_alpha,
+)
+from fairpanel.analysis.malibu import (
+    MIN_INTERVAL_N,
+    ChiSquareResult,
+    ScoreDifferenceMatrix,
+    WinRate,
+    baseline_scores,
+    bradley_terry,
+    chi_square_tests,
+    mean_interval,
+    mean_scores,
+    no_preference_level,
+    score_difference_matrix,
+    win_rates,
+)
+from fairpanel.analysis.manipulations import (
+    INJECTION_COLUMNS,
+    MANIPULATION_COLUMNS,
+    InjectionShift,
+    bias_profile,
+    injection_shifts,
+    moved_by_injection,
+    self_preference,
+)
+from fairpanel.analysis.panels import (
+    SORT_COLUMNS,
+    RunInputs,
+    compare_paired,
+    compare_runs,
+    design_differences,
+    leaderboard_row,
+    panel_differences,
+    panel_ranks,
+    ranked_rows,
+    sort_block,
+)
+from fairpanel.analysis.results import (
+    AgreementRow,
+    ArmResults,
+    BiasProfileRow,
+    BradleyTerryAbility,
+    BradleyTerryFit,
+    BradleyTerryTerm,
+    ChiSquareRow,
+    ConformityRow,
+    ControlFalsePositives,
+    DebateBlock,
+    DebateShiftRow,
+    DesignBlock,
+    EffectRow,
+    FailureByIdentityRow,
+    FailureRow,
+    FamilyRow,
+    HeadlineBlock,
+    InjectionShiftRow,
+    LabelSwapTests,
+    MeanScoreRow,
+    MeanScoresBlock,
+    PairBlock,
+    PanelComparison,
+    PanelComparisonBlock,
+    PanelDifferenceRow,
+    PositionBiasBlock,
+    RankInterval,
+    RunResults,
+    ScoreDifferenceBlock,
+    SelfPreferenceRow,
+    SingleBlock,
+    WinRateRow,
+    panel_summary,
+)
+from fairpanel.analysis.tools import (
+    DEFAULT_BOOTSTRAP,
+    MIN_BASES,
+    ClusterTest,
+    bonferroni,
+    cluster_mean_test,
+    wilson_interval,
+)
+from fairpanel.analysis.verdict import (
+    Effect,
+    Family,
+    cohen_h,
+    control_false_positives,
+    correct_effects,
+    headline,
+    label_swaps,
+    order_consistency,
+    pair_outcomes,
+    pair_verdict_effects,
+    paired_differences,
+    position_bias,
+    same_label_swap_tests,
+    single_score_effects,
+    treatment_interactions,
+)
 
 __all__ = [
     "CATEGORY",

@@ -13,11 +13,6 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.analysis._agreement import agreement
-from fairpanel.analysis._bradley_terry import DEFAULT_BT_BOOTSTRAP, bradley_terry
-from fairpanel.analysis._debate import debate
-from fairpanel.analysis._effects import correct_effects, headline
-from fairpanel.analysis._failures import failure_rates_by_identity
 from fairpanel.analysis._frames import (
     BASE_ID,
     PROTOCOL,
@@ -29,14 +24,19 @@ from fairpanel.analysis._frames import (
     require_columns,
     validate_scores,
 )
-from fairpanel.analysis._paired import (
+from fairpanel.analysis.judges import agreement, debate, failure_rates_by_identity
+from fairpanel.analysis.malibu import DEFAULT_BT_BOOTSTRAP, bradley_terry
+from fairpanel.analysis.tools import DEFAULT_BOOTSTRAP
+from fairpanel.analysis.verdict import (
+    correct_effects,
+    headline,
+    pair_outcomes,
+    pair_verdict_effects,
     panel_scores,
+    position_bias,
     single_score_effects,
     with_design_columns,
 )
-from fairpanel.analysis._position import position_bias
-from fairpanel.analysis._resample import DEFAULT_BOOTSTRAP
-from fairpanel.analysis._verdict_tests import pair_outcomes, pair_verdict_effects
 
 
 def _n_bases(*frames: pd.DataFrame) -> int:

@@ -1,7 +1,7 @@
 """One call that turns a run's stored records into the JSON report the CLI writes and renders.
 
 Everything here is assembly: the statistics live in the other modules, the shape of the result
-in ``_results``. The blocks go through ``jsonable`` (no NaN, no numpy scalars) before they are
+in ``results._run``. The blocks go through ``jsonable`` (no NaN, no numpy scalars) before they are
 typed, so that ``json.dumps(report, allow_nan=False)`` always works, whatever the data.
 """
 
@@ -13,8 +13,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairpanel.analysis._chisq import chi_square_tests
-from fairpanel.analysis._failures import failure_rates
 from fairpanel.analysis._frames import (
     CATEGORY,
     PROTOCOL,
@@ -29,10 +27,16 @@ from fairpanel.analysis._frames import (
     select_scores,
     validate_scores,
 )
-from fairpanel.analysis._pairs import win_rates
-from fairpanel.analysis._results import ArmResults
-from fairpanel.analysis._scores import mean_scores, mean_scores_records, score_difference_matrix
 from fairpanel.analysis._statistics import ReportPart, design_parts
+from fairpanel.analysis.judges import failure_rates
+from fairpanel.analysis.malibu import (
+    chi_square_tests,
+    mean_scores,
+    mean_scores_records,
+    score_difference_matrix,
+    win_rates,
+)
+from fairpanel.analysis.results import ArmResults
 
 
 def _mean_scores_block(scores: pd.DataFrame, protocol: str, round_kind: str) -> dict[str, Any]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +13,11 @@ from helpers.module_graph import Module, import_cycles, imports_of, modules, own
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 400
+MAX_MODULES_PER_FOLDER = 20
+
+
+def _docstring(path: Path) -> str | None:
+    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
 
 
 def _readme_commands() -> list[str]:
@@ -95,6 +102,24 @@ def late():
 def test_modules_stay_small() -> None:
     large = [f"{m.where}: {m.lines} lines" for m in modules().values() if m.lines > MAX_LINES]
     assert not large, _offenders(large)
+
+
+def test_no_folder_holds_more_than_twenty_modules() -> None:
+    """A folder a newcomer reads by its file names: past twenty, group by the question each
+    module answers into subpackages (the face's ``__init__`` counts as one)."""
+    by_folder = Counter(m.path.parent for m in modules().values())
+    crowded = [
+        f"{folder.relative_to(ROOT)}: {count} modules"
+        for folder, count in by_folder.items()
+        if count > MAX_MODULES_PER_FOLDER
+    ]
+    assert not crowded, _offenders(crowded)
+
+
+def test_every_subpackage_says_what_question_it_answers() -> None:
+    """Each package face opens with a docstring: the reader's first stop in a folder."""
+    silent = [m.where for m in modules().values() if m.is_package and not _docstring(m.path)]
+    assert not silent, _offenders(silent)
 
 
 def _importers_of(names: set[str], allowed: Callable[[Module], bool]) -> list[str]:

@@ -18,13 +18,17 @@ from fairpanel.analysis import (
     failure_rates_by_identity,
     krippendorff_alpha,
 )
-from fairpanel.analysis._chisq import round_half_up, score_level_table
-from fairpanel.analysis._codes import sort_codes
-from fairpanel.analysis._debate import first_and_final
-from fairpanel.analysis._failures import _identity_counts, _identity_counts_pandas, _parse_flags
 from fairpanel.analysis._frames import METRICS, _distinct_texts, _unknown_metrics, validate_scores
-from fairpanel.analysis._resample import bootstrap_mean, cluster_codes
 from fairpanel.analysis._summary import _distinct_shared_codes
+from fairpanel.analysis.judges._debate import first_and_final
+from fairpanel.analysis.judges._failures import (
+    _identity_counts,
+    _identity_counts_pandas,
+    parse_flags,
+)
+from fairpanel.analysis.malibu._chisq import round_half_up, score_level_table
+from fairpanel.analysis.tools._codes import sort_codes
+from fairpanel.analysis.tools._resample import bootstrap_mean, cluster_codes
 
 TEXT = ["trial_key", "protocol", "base_id", "category", "identity", "judge", "metric"]
 
@@ -183,7 +187,7 @@ def test_failure_counts_match_the_pandas_groupby(categorical: bool) -> None:
         for column in ("protocol", "category", "judge", "first_identity", "second_identity"):
             names = labels if "identity" in column else None
             turns[column] = pd.Categorical(turns[column], categories=names)
-    failed = ~_parse_flags(turns)
+    failed = ~parse_flags(turns)
     assert _identity_counts(turns, failed) == _identity_counts_pandas(turns, failed)
     assert len(failure_rates_by_identity(turns)) == len(_identity_counts_pandas(turns, failed))
     keyed = turns.assign(failed=failed).astype({c: str for c in ("protocol", "category", "judge")})

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from krippendorff.krippendorff import _coincidences as package_coincidences
 
-from fairpanel.analysis._coincidences import alpha_from_counts, coincidences
+from fairpanel.analysis.tools._coincidences import alpha_from_counts, coincidences
 
 
 def _reliability(seed: int, judges: int, units: int, values: int, missing: float) -> np.ndarray:

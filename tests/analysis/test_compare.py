@@ -22,7 +22,7 @@ from rich.console import Console
 from scipy.stats import norm
 
 from fairpanel.analysis import PanelComparisonBlock, RunInputs, compare_runs
-from fairpanel.analysis._compare import difference_of_estimates
+from fairpanel.analysis.panels._compare import difference_of_estimates
 from fairpanel.cli._compare import leaderboard_table
 from fairpanel.cli._panel_tables import panel_tables
 from fairpanel.judging import load_experiment, run_experiment

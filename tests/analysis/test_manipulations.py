@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from fairpanel.analysis import MANIPULATION_COLUMNS, MIN_BASES, BiasProfileRow, bias_profile
-from fairpanel.analysis._resample import bootstrap_cluster_means, seed_for
+from fairpanel.analysis.tools._resample import bootstrap_cluster_means, seed_for
 
 
 def _frame(

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
-from fairpanel.analysis._multitest import benjamini_hochberg, holm, weighted_holm
+from fairpanel.analysis.tools._multitest import benjamini_hochberg, holm, weighted_holm
 
 P_VALUES = st.lists(
     st.one_of(

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from fairpanel.analysis._panel_agreement import AGREEMENT_MEASURES, Coincidences, Level, alpha_of
-from fairpanel.analysis._resample import (
+from fairpanel.analysis.panels._agreement import AGREEMENT_MEASURES, Coincidences, Level, alpha_of
+from fairpanel.analysis.tools._resample import (
     bootstrap_cluster_means,
     cluster_draws,
     expanded_interval,

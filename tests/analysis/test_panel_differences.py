@@ -20,10 +20,10 @@ from fairpanel.analysis import (
     panel_differences,
     verdict_statistics,
 )
-from fairpanel.analysis._compare import difference_of_estimates
-from fairpanel.analysis._multitest import weighted_holm
-from fairpanel.analysis._panel_differences import PRIMARY_WEIGHT
-from fairpanel.analysis._panel_rows import sentence
+from fairpanel.analysis.panels._compare import difference_of_estimates
+from fairpanel.analysis.panels._differences import PRIMARY_WEIGHT
+from fairpanel.analysis.results._panel_rows import sentence
+from fairpanel.analysis.tools._multitest import weighted_holm
 
 DESIGN = Design(bases=15, per_base=12)
 PLANTED = 0.25

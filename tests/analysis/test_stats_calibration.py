@@ -26,7 +26,7 @@ from helpers.stats_data import (
 from scipy import stats
 
 from fairpanel.analysis import pair_outcomes, position_bias, single_score_effects
-from fairpanel.analysis._verdict_tests import swap_effect
+from fairpanel.analysis.verdict._pair_verdicts import swap_effect
 
 ALPHA = 0.05
 BASES = 10

@@ -12,7 +12,7 @@ from helpers.stats_data import single_scores
 from scipy import stats
 
 from fairpanel.analysis import MIN_BASES, Effect, correct_effects, single_score_effects
-from fairpanel.analysis._paired import panel_scores_from_judges
+from fairpanel.analysis.verdict._paired import panel_scores_from_judges
 
 # One metric, five base scenarios, nine responses, each scored under both labels. The paired
 # differences (female - male) per base are b0: 2, 0 | b1: -1 | b2: 2, 1, 0 | b3: 2 | b4: 0, 3,

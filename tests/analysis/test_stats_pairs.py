@@ -23,9 +23,9 @@ from fairpanel.analysis import (
     pair_verdict_effects,
     position_bias,
 )
-from fairpanel.analysis._controls import same_label_swap_tests
-from fairpanel.analysis._position import order_twins
-from fairpanel.analysis._verdict_tests import cmh_effect, swap_effect, win_rate_effect
+from fairpanel.analysis.verdict._controls import same_label_swap_tests
+from fairpanel.analysis.verdict._pair_verdicts import cmh_effect, swap_effect, win_rate_effect
+from fairpanel.analysis.verdict._position import order_twins
 
 RACE = ("Asian", "Black", "Hispanic", "White")
 WIN = {"W": 0.0, "L": 1.0, "T": math.nan}  # the front answer's outcome -> winner_position

@@ -18,7 +18,7 @@ from scipy.stats import beta, binomtest
 
 from fairpanel.agents import MockBias
 from fairpanel.analysis import calibration_tables
-from fairpanel.analysis._calibration import clopper_pearson
+from fairpanel.analysis.tools._intervals import clopper_pearson
 from fairpanel.judging import load_experiment
 from fairpanel.judging.simulate import (
     JudgeEffects,

@@ -16,7 +16,7 @@ from conftest import Cli, read_json
 from scipy.stats import norm
 
 from fairpanel.analysis import panel_calibration_tables, panel_test_outcomes
-from fairpanel.analysis._calibration import clopper_pearson
+from fairpanel.analysis.tools._intervals import clopper_pearson
 from fairpanel.judging import load_experiment
 from fairpanel.judging.simulate import DEFAULT_EFFECTS, SimulationSettings, run_simulation
 from fairpanel.judging.simulate._panel_model import PanelModel, TrialTable, trial_table
