@@ -38,9 +38,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging import STORE_FILE, Store
-from fairpanel.judging.engine import (
+from fairpanel.judging.store import (
     RESOLVED_CONFIG_FILE,
+    STORE_FILE,
+    Store,
     name_id,
     packed_codes,
     packed_numbers,

@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging import ExperimentConfig, run_experiment
+from fairpanel.judging.engine import run_experiment
+from fairpanel.judging.experiment import ExperimentConfig
 
 _CHILD = """
 import json, resource, sys, time

@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 
 from fairpanel.agents import Message, MockBias, ModelRequest, mock_reply
-from fairpanel.judging import ExperimentConfig, output_schema, run_experiment
+from fairpanel.judging.engine import run_experiment
+from fairpanel.judging.experiment import ExperimentConfig
+from fairpanel.judging.protocol import output_schema
 
 
 def _config(derived: int) -> ExperimentConfig:

@@ -33,7 +33,8 @@ from typing import Any
 
 import openai
 
-from fairpanel.judging import ExperimentConfig, run_experiment
+from fairpanel.judging.engine import run_experiment
+from fairpanel.judging.experiment import ExperimentConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 _SERVER = """

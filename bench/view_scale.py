@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from analysis_scale import compile_package, make_template, synthesize
 
-from fairpanel.judging import STORE_FILE
+from fairpanel.judging.store import STORE_FILE
 
 
 def time_view(folder: Path, out: Path) -> tuple[float, float, float]:

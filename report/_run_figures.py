@@ -26,7 +26,7 @@ from fairpanel.analysis import (
     WinRateRow,
     mean_interval,
 )
-from fairpanel.judging import METRICS
+from fairpanel.judging.protocol import METRICS
 from fairpanel.report._figure import (
     HIGHLIGHT,
     INK,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.judging import STORE_FILE, Store, load_frames
+from fairpanel.judging.store import STORE_FILE, Store, load_frames
 from fairpanel.report._run_page import ReportInputs, render_report
 
 __all__ = ["REPORT_FILE", "write_report", "write_report_html"]

@@ -26,7 +26,7 @@ from fairpanel.analysis import (
     bonferroni,
     moved_by_injection,
 )
-from fairpanel.judging import METRICS
+from fairpanel.judging.protocol import METRICS
 from fairpanel.report import _panel_figures as panel_plots
 from fairpanel.report import _run_figures as plots
 from fairpanel.report._bias_profile import bias_profile_context

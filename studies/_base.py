@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairpanel.agents import ModelSpec, Sampling, canonical_json, endpoint_of
 from fairpanel.inputs import Location, Problem
-from fairpanel.judging import Price, StudyItemRecord
+from fairpanel.judging.experiment import Price
+from fairpanel.judging.store import StudyItemRecord
 from fairpanel.report import StudyPage, tables_page
 
 if TYPE_CHECKING:

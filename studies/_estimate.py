@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairpanel.agents import Usage
-from fairpanel.judging import cost_of
+from fairpanel.judging.engine import cost_of
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import build_study
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from fairpanel.inputs import Problem, load_yaml_model
-from fairpanel.judging.engine import RESOLVED_CONFIG_FILE
+from fairpanel.judging.store import RESOLVED_CONFIG_FILE
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import STUDIES
 

@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fairpanel.agents import Message
 from fairpanel.inputs import InputFileError, Problem
-from fairpanel.judging import (
+from fairpanel.judging.experiment import ScenarioSelection
+from fairpanel.judging.protocol import (
     PairJudgment,
-    ScenarioSelection,
     judge_ask,
     judge_context,
     output_schema,

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging import STORE_FILE, Store
+from fairpanel.judging.store import STORE_FILE, Store
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import build_study
 

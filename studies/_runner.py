@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import ModelCallError
-from fairpanel.judging import StudyItemRecord
 from fairpanel.judging.engine import (
     ModelRole,
     ProgressHook,
     RunSession,
-    environment,
     metered,
     open_run_session,
     run_workers,
 )
+from fairpanel.judging.store import StudyItemRecord, environment
 from fairpanel.studies._base import ItemFailedError, ItemSpec, Study, StudyConfig
 from fairpanel.studies._context import ModelPool, StudyContext
 from fairpanel.studies._registry import build_study

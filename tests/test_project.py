@@ -9,7 +9,14 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers.module_graph import Module, import_cycles, imports_of, modules, owning_package
+from helpers.module_graph import (
+    Module,
+    import_cycles,
+    imports_of,
+    loaded_with,
+    modules,
+    owning_package,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 400
@@ -211,3 +218,21 @@ def test_no_function_level_imports_of_fairpanel() -> None:
 def test_the_import_graph_has_no_cycles() -> None:
     cycles = [" <-> ".join(group) for group in import_cycles()]
     assert not cycles, _offenders(cycles)
+
+
+def test_reading_a_run_never_loads_the_run_side() -> None:
+    """The report, the transcripts page and whatever reads a stored run import the store (the
+    read side), never the engine that runs trials: a report is then as quick to start as what it
+    reads, and nothing on the read path can send a request."""
+    readers = [
+        name
+        for name in modules()
+        if owning_package(name) == "fairpanel.report" or name.startswith("fairpanel.judging.store")
+    ]
+    found = [
+        f"{reader} loads {loaded}"
+        for reader in readers
+        for loaded in sorted(loaded_with(reader))
+        if loaded.startswith("fairpanel.judging.engine")
+    ]
+    assert not found, _offenders(found)

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 
 from fairpanel.cli._console import bad_input, console
-from fairpanel.judging import EXPORT_COLUMNS
+from fairpanel.judging.store import EXPORT_COLUMNS
 from fairpanel.run_folder import BadRunFolderError, MissingExtraError, export_inspect, export_run
 
 __all__ = ["EXPORT_EPILOG", "export_command"]

@@ -13,7 +13,8 @@ from rich.table import Table
 from fairpanel.cli._console import EXIT_BAD_INPUT, console, errors, problems_exit
 from fairpanel.cli._study_info import study_file, study_personas, study_scenarios
 from fairpanel.inputs import InputFileError
-from fairpanel.judging import ExperimentConfig, design_of, load_experiment
+from fairpanel.judging.engine import design_of
+from fairpanel.judging.experiment import ExperimentConfig, load_experiment
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.run_folder import UnknownStudyError, config_schema
 from fairpanel.scenarios import load_scenarios

@@ -29,7 +29,8 @@ from fairpanel.cli._live import run_progress
 from fairpanel.cli._run_tables import plan_table, render_study_tables, summary_table
 from fairpanel.cli._tables import render_tables
 from fairpanel.inputs import InputFileError
-from fairpanel.judging import EXIT_RUN_FOLDER_BUSY, STORE_FILE, RunFolderBusyError
+from fairpanel.judging.engine import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
+from fairpanel.judging.store import STORE_FILE
 from fairpanel.run_folder import (
     RESULTS_FILE,
     SUMMARY_FILE,

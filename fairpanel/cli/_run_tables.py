@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from fairpanel.judging import RunSummary
+from fairpanel.judging.engine import RunSummary
 from fairpanel.studies import StudySummary
 
 __all__ = ["plan_table", "render_study_tables", "summary_table"]

@@ -15,12 +15,14 @@ from rich.table import Table
 from fairpanel.analysis import METRICS, OVERALL, TARGET_POWER
 from fairpanel.cli._console import bad_input, console, problems_exit, stage_progress
 from fairpanel.inputs import InputFileError
-from fairpanel.judging import load_experiment, parse_numbers, sizes_ok
+from fairpanel.judging.experiment import load_experiment
 from fairpanel.judging.simulate import (
     DEFAULT_EFFECTS,
     JudgeEffects,
     SimulationSettings,
+    parse_numbers,
     run_simulation,
+    sizes_ok,
     write_simulation,
 )
 

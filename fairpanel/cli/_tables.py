@@ -25,7 +25,7 @@ from fairpanel.analysis import (
 )
 from fairpanel.cli._panel_tables import panel_tables
 from fairpanel.cli._profile_table import profile_table
-from fairpanel.judging import METRICS
+from fairpanel.judging.protocol import METRICS
 from fairpanel.report import decided_win_rates, format_p, headline_of, ties_note
 
 _MISSING = "-"

@@ -14,9 +14,9 @@ import pandas as pd
 from pydantic import ValidationError
 
 from fairpanel.analysis import BiasProfileRow, SelfPreferenceRow, bias_profile, self_preference
-from fairpanel.judging import ExperimentConfig
-from fairpanel.judging.engine import RESOLVED_CONFIG_FILE
+from fairpanel.judging.experiment import ExperimentConfig
 from fairpanel.judging.manipulation import find_manipulation
+from fairpanel.judging.store import RESOLVED_CONFIG_FILE
 from fairpanel.run_folder._folder import read_json
 
 __all__ = ["panel_profiles", "self_preference_rows"]

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.analysis import RunInputs, compare_paired, compare_runs, sort_block
-from fairpanel.judging import STORE_FILE
-from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
+from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, STORE_FILE
 from fairpanel.report import render_compare_html
 from fairpanel.run_folder._compare_served import served_changes, served_warnings
 from fairpanel.run_folder._folder import RESULTS_FILE, SUMMARY_FILE, BadRunFolderError, read_json

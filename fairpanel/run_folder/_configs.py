@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from fairpanel.judging import Estimate, ExperimentConfig, load_experiment
-from fairpanel.judging import estimate as estimate_experiment
+from fairpanel.judging.engine import Estimate
+from fairpanel.judging.engine import estimate as estimate_experiment
+from fairpanel.judging.experiment import ExperimentConfig, load_experiment
 from fairpanel.studies import STUDIES, StudyConfig, StudyEstimate, estimate_study, load_study
 from fairpanel.studies import study_name as study_of_file
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairpanel.judging import STORE_FILE, ExportFormat, Store, export_frame
-from fairpanel.judging.engine import write_export
 from fairpanel.judging.experiment import (
     CandidateSourceError,
     read_candidate_source,
     write_candidates,
 )
+from fairpanel.judging.store import STORE_FILE, ExportFormat, Store, export_frame, write_export
 from fairpanel.run_folder._folder import BadRunFolderError, require_run_folder
 
 __all__ = ["RESPONSES_EXPORT", "export_responses", "export_run"]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames
+from fairpanel.judging.store import STORE_FILE, RunFrames, Store, load_frames
 
 __all__ = [
     "RESULTS_FILE",

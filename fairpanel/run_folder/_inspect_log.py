@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairpanel.judging import METRICS, STORE_FILE, Store
-from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
+from fairpanel.judging.protocol import METRICS
+from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, STORE_FILE, Store
 from fairpanel.run_folder._folder import (
     RESULTS_FILE,
     SUMMARY_FILE,

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fairpanel.judging import METRICS, Store
+from fairpanel.judging.protocol import METRICS
+from fairpanel.judging.store import Store
 
 __all__ = [
     "POSITIONS",

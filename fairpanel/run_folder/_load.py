@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging import STORE_FILE, RunFrames
-from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
+from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, STORE_FILE, RunFrames
 from fairpanel.run_folder._folder import (
     RESULTS_FILE,
     SUMMARY_FILE,

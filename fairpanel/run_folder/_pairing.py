@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.analysis import RunInputs, design_differences
-from fairpanel.judging import STORE_FILE, RunFrames
 from fairpanel.judging.experiment import (
     Candidate,
     CandidateSourceError,
     candidates_digest,
     read_candidate_source,
 )
+from fairpanel.judging.store import STORE_FILE, RunFrames
 from fairpanel.run_folder._folder import read_frames
 from fairpanel.run_folder._panel_results import _treatment_order
 

@@ -20,8 +20,7 @@ from fairpanel.analysis import (
     panel_summary,
     ranked_rows,
 )
-from fairpanel.judging import RunFrames
-from fairpanel.judging.engine import MANIFEST_FILE, RESOLVED_CONFIG_FILE
+from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, RunFrames
 from fairpanel.run_folder._folder import SUMMARY_FILE, read_json
 
 __all__ = ["compare_panels"]

@@ -28,11 +28,15 @@ from fairpanel.analysis import (
     correct_effects,
     treatment_interactions,
 )
-from fairpanel.judging import STORE_FILE, RunFrames, Store, load_frames, response_warnings
-from fairpanel.judging.engine import (
+from fairpanel.judging.store import (
     RESOLVED_CONFIG_FILE,
+    STORE_FILE,
+    RunFrames,
+    Store,
     injection_robustness,
+    load_frames,
     manipulation_frame,
+    response_warnings,
 )
 from fairpanel.run_folder._bias_results import panel_profiles, self_preference_rows
 from fairpanel.run_folder._folder import RESULTS_FILE, read_json

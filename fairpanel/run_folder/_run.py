@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging import ExperimentConfig, RunSummary, run_experiment
-from fairpanel.judging.engine import ProgressHook
+from fairpanel.judging.engine import ProgressHook, RunSummary, run_experiment
+from fairpanel.judging.experiment import ExperimentConfig
 from fairpanel.report import write_report, write_study_report
 from fairpanel.run_folder._configs import RunConfig, default_run_dir, load
 from fairpanel.run_folder._folder import SUMMARY_FILE, read_frames, require_run_folder

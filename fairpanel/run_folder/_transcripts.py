@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairpanel.judging import STORE_FILE, Store, read_transcripts
+from fairpanel.judging.store import STORE_FILE, Store, read_transcripts
 from fairpanel.report import REPORT_FILE, TRANSCRIPTS_FILE, transcripts_page
 from fairpanel.run_folder._folder import (
     SUMMARY_FILE,

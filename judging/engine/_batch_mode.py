@@ -22,8 +22,8 @@ from fairpanel.agents import (
     endpoint_of,
     find_provider,
 )
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.store import Store
 
 __all__ = ["BATCH_FOLDER", "BatchMode", "is_batched"]
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.inputs import InputFileError
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._candidates import (
     Candidate,
     CandidateSourceError,
@@ -26,6 +25,7 @@ from fairpanel.judging.experiment._candidates import (
     read_candidate_source,
 )
 from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.store import Store
 
 __all__ = ["FrozenResponses", "frozen_responses"]
 

@@ -5,9 +5,9 @@ sampling every writer of candidate texts uses."""
 from __future__ import annotations
 
 from fairpanel.agents import CachingCaller, Message, ModelClient, ModelRequest, Sampling
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.protocol._prompts import responder_messages, rewrite_messages
+from fairpanel.judging.store import Store
 from fairpanel.scenarios import DerivedScenario
 
 __all__ = ["stored_responses", "writing_sampling", "written_responses"]

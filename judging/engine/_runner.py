@@ -27,7 +27,6 @@ from fairpanel.judging.engine._failures import (
 )
 from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_responses
 from fairpanel.judging.engine._panel_summary import panel_summaries
-from fairpanel.judging.engine._provenance import environment
 from fairpanel.judging.engine._pulse import metered
 from fairpanel.judging.engine._responder import (
     stored_responses,
@@ -41,14 +40,13 @@ from fairpanel.judging.engine._rewrites import (
     writer_models,
 )
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
-from fairpanel.judging.engine._similar_responses import report_similar_responses
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_workers
 from fairpanel.judging.experiment._checks import selected_scenarios
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import TrialSpec, iter_trials
 from fairpanel.judging.protocol._records import TrialRecord
 from fairpanel.judging.protocol._trial import run_trial
+from fairpanel.judging.store import Store, environment, report_similar_responses
 from fairpanel.personas import IdentitySet, JudgePersona, load_identities, load_judge_personas
 from fairpanel.scenarios import DerivedScenario
 

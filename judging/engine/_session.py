@@ -20,11 +20,15 @@ from typing import Any
 
 from fairpanel.agents import CachingCaller, ModelRegistry, ModelSpec, Sampling
 from fairpanel.judging.engine._lock import RunFolderLock
-from fairpanel.judging.engine._provenance import MANIFEST_FILE, write_provenance
-from fairpanel.judging.engine._served import record_served
-from fairpanel.judging.engine._store import STORE_FILE, Store
 from fairpanel.judging.engine._usage import RunUsage, run_usage
 from fairpanel.judging.experiment._config import Price
+from fairpanel.judging.store import (
+    MANIFEST_FILE,
+    STORE_FILE,
+    Store,
+    record_served,
+    write_provenance,
+)
 
 __all__ = ["ModelRole", "RunSession", "open_run_session", "unsupported_settings"]
 

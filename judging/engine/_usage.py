@@ -12,8 +12,8 @@ from typing import Any
 
 from fairpanel.agents import CachingCaller, Usage
 from fairpanel.judging.engine._cost import cost_by_role
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._config import Price
+from fairpanel.judging.store import Store
 
 __all__ = ["RunUsage", "cached_share", "run_usage", "usage_by_role"]
 

@@ -17,10 +17,10 @@ from typing import Any
 import pandas as pd
 
 from fairpanel.analysis import TARGET_POWER, panel_calibration_tables, panel_test_outcomes
-from fairpanel.judging.engine import RunFrames
 from fairpanel.judging.simulate._panels import PLANTED_PANEL, SimulatedPanel, subset_frames
 from fairpanel.judging.simulate._recommend import _describe
 from fairpanel.judging.simulate._settings import SimulationSettings
+from fairpanel.judging.store import RunFrames
 
 __all__ = ["comparison_block", "comparison_rows"]
 

@@ -34,14 +34,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from fairpanel.judging.engine import RunFrames
-from fairpanel.judging.engine._frames import (
-    _CONSENSUS_COLUMNS,
-    _SCORE_COLUMNS,
-    _TURN_COLUMNS,
-    _VERDICT_COLUMNS,
-)
 from fairpanel.judging.experiment import DEFAULT_PANEL, TrialSpec
+from fairpanel.judging.store import (
+    CONSENSUS_FRAME_COLUMNS,
+    SCORE_FRAME_COLUMNS,
+    TURN_FRAME_COLUMNS,
+    VERDICT_FRAME_COLUMNS,
+    RunFrames,
+)
 
 __all__ = ["PanelModel", "ScenarioDraws", "TrialTable", "model_frames", "trial_table"]
 
@@ -286,7 +286,7 @@ def _score_frame(table: TrialTable, scores: FloatArray) -> pd.DataFrame:
     rows["metric"] = np.tile(METRICS, n_show * n_judges)
     rows["score"] = scores.reshape(-1)
     rows["trial_status"] = "ok"
-    return rows.loc[:, _SCORE_COLUMNS]
+    return rows.loc[:, SCORE_FRAME_COLUMNS]
 
 
 def _consensus_frame(table: TrialTable, scores: FloatArray) -> pd.DataFrame:
@@ -296,7 +296,7 @@ def _consensus_frame(table: TrialTable, scores: FloatArray) -> pd.DataFrame:
     rows["consensus_method"] = "mean"
     rows["metric"] = np.tile(METRICS, n_show)
     rows["score"] = scores.mean(axis=1).reshape(-1)
-    return rows.loc[:, _CONSENSUS_COLUMNS]
+    return rows.loc[:, CONSENSUS_FRAME_COLUMNS]
 
 
 def _majority(winners: FloatArray) -> FloatArray:
@@ -327,7 +327,7 @@ def _verdict_frame(table: TrialTable, pairs: IntArray, winners: FloatArray) -> p
             majority, frame["first_identity"], frame["second_identity"], strict=True
         )
     ]
-    return frame.loc[:, _VERDICT_COLUMNS]
+    return frame.loc[:, VERDICT_FRAME_COLUMNS]
 
 
 def _turn_frame(table: TrialTable, pairs: IntArray, winners: FloatArray) -> pd.DataFrame:
@@ -347,4 +347,4 @@ def _turn_frame(table: TrialTable, pairs: IntArray, winners: FloatArray) -> pd.D
     rows["winner_position"] = position.reshape(-1)
     rows["trial_status"] = "ok"
     rows["call_keys"] = [()] * len(rows)
-    return rows.loc[:, _TURN_COLUMNS]
+    return rows.loc[:, TURN_FRAME_COLUMNS]

@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 
 from fairpanel.analysis import METRICS
-from fairpanel.judging.engine import RunFrames
 from fairpanel.judging.experiment import ExperimentConfig
 from fairpanel.judging.simulate._panel_model import (
     PanelModel,
@@ -35,6 +34,7 @@ from fairpanel.judging.simulate._panel_model import (
     TrialTable,
     model_frames,
 )
+from fairpanel.judging.store import RunFrames
 
 __all__ = [
     "PLANTED_PANEL",

@@ -24,9 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from fairpanel.agents import Message, MockBias, ModelRequest, ModelSpec, Usage, mock_reply
-from fairpanel.judging.engine._frames import RunFrames, load_frames
 from fairpanel.judging.engine._runner import Design, design_of
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._checks import selected_bases_from
 from fairpanel.judging.experiment._config import ExperimentConfig, JudgeSeat
 from fairpanel.judging.experiment._design import TrialSpec
@@ -39,6 +37,7 @@ from fairpanel.judging.protocol._prompts import (
 )
 from fairpanel.judging.protocol._records import TrialRecord, TurnRecord
 from fairpanel.judging.protocol._trial import consensus_of
+from fairpanel.judging.store import RunFrames, Store, load_frames
 
 __all__ = [
     "MOCK_JUDGE",

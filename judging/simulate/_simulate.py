@@ -35,7 +35,6 @@ from typing import Any
 import pandas as pd
 
 from fairpanel.analysis import METRICS, OVERALL, calibration_tables, identity_test_outcomes
-from fairpanel.judging.engine._frames import RunFrames
 from fairpanel.judging.engine._runner import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.simulate._described import (
@@ -76,6 +75,7 @@ from fairpanel.judging.simulate._runs import (
     trial_keys,
 )
 from fairpanel.judging.simulate._settings import SimulationSettings, panel_model
+from fairpanel.judging.store import RunFrames
 
 __all__ = [
     "SIMULATE_FILE",

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairpanel.agents import Message
-from fairpanel.judging import StudyItemRecord
+from fairpanel.judging.store import StudyItemRecord
 from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, Study
 from fairpanel.studies._context import StudyContext

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from fairpanel.agents import Message
-from fairpanel.judging import StudyItemRecord
 from fairpanel.judging.manipulation import ManipulationInput, apply_manipulation, word_count
+from fairpanel.judging.store import StudyItemRecord
 from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, Study
 from fairpanel.studies._context import StudyContext

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fairpanel.judging import STORE_FILE, Store
+from fairpanel.judging.store import STORE_FILE, Store
 from fairpanel.report import StudyReportInputs, render_study_report, write_report_html
 from fairpanel.studies._load import RESOLVED_CONFIG_FILE, config_from_run
 from fairpanel.studies.label_bias._report import label_bias_report

@@ -17,7 +17,15 @@ from pathlib import Path
 
 from helpers.paths import REPO_ROOT as ROOT
 
-__all__ = ["Import", "Module", "import_cycles", "imports_of", "modules", "owning_package"]
+__all__ = [
+    "Import",
+    "Module",
+    "import_cycles",
+    "imports_of",
+    "loaded_with",
+    "modules",
+    "owning_package",
+]
 
 ROOT_PACKAGE = "fairpanel"
 # Subpackages of the root package that count as packages of their own for the layering rules.
@@ -216,3 +224,20 @@ def import_cycles() -> list[list[str]]:
         if node not in index:
             connect(node)
     return sorted(groups)
+
+
+def loaded_with(name: str) -> set[str]:
+    """Every fairpanel module that importing ``name`` loads: its ancestors' faces, and what each
+    loaded module imports at module level, transitively (imports inside functions wait for a
+    call, so they are left out)."""
+    known = modules()
+    parts = name.split(".")
+    todo = [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    seen: set[str] = set()
+    while todo:
+        current = todo.pop()
+        if current in seen or current not in known:
+            continue
+        seen.add(current)
+        todo += [imp.target for imp in known[current].imports if not imp.in_function]
+    return seen

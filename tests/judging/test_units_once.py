@@ -25,7 +25,7 @@ from fairpanel.judging import (
     similar_responses,
 )
 from fairpanel.judging.engine import duplicate_trials_of
-from fairpanel.judging.engine._similar_responses import response_similarity
+from fairpanel.judging.store._similar_responses import response_similarity
 
 EXPERIMENT = """\
 name: units-once

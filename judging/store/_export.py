@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.protocol._judgment import METRICS
+from fairpanel.judging.store._store import Store
 
 __all__ = [
     "EXPORT_COLUMNS",

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairpanel.judging.engine._store import Store
-from fairpanel.judging.engine._trial_pack import UNIT
-from fairpanel.judging.engine._turn_pack import CODE_FIELDS, NUMBER_FIELDS, digest
+from fairpanel.judging.store._store import Store
+from fairpanel.judging.store._trial_pack import UNIT
+from fairpanel.judging.store._turn_pack import CODE_FIELDS, NUMBER_FIELDS, digest
 
 __all__ = [
     "TurnColumns",

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from fairpanel.judging.engine._store import Store
-from fairpanel.judging.engine._turn_pack import NUMBER_FIELDS
+from fairpanel.judging.store._store import Store
+from fairpanel.judging.store._turn_pack import NUMBER_FIELDS
 
 __all__ = ["TranscriptColumns", "read_transcripts"]
 

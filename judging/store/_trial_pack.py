@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from fairpanel.judging.engine._turn_pack import digest
 from fairpanel.judging.protocol._judgment import CANDIDATE_IDS, METRICS
+from fairpanel.judging.store._turn_pack import digest
 
 __all__ = [
     "DESIGN_NUMBERS",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging.engine._store import Store
+from fairpanel.judging.store._store import Store
 
 __all__ = [
     "ServedModel",

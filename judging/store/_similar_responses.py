@@ -14,8 +14,8 @@ import difflib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from fairpanel.judging.engine._store import Store
-from fairpanel.judging.engine._turn_read import (
+from fairpanel.judging.store._store import Store
+from fairpanel.judging.store._turn_read import (
     KEYS_PER_QUERY,
     duplicate_trials_of,
     stored_call_keys,

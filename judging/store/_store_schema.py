@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from fairpanel.judging.engine._trial_pack import backfill_trial_designs
-from fairpanel.judging.engine._turn_pack import backfill_turn_codes, backfill_turns
+from fairpanel.judging.store._trial_pack import backfill_trial_designs
+from fairpanel.judging.store._turn_pack import backfill_turn_codes, backfill_turns
 
 __all__ = [
     "BACKFILLS",

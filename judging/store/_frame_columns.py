@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairpanel.judging.engine._store import Store
-from fairpanel.judging.engine._trial_pack import DESIGN_NUMBERS, DESIGN_TEXTS, MISSING, UNIT
-from fairpanel.judging.engine._turn_read import read_turn_packs, read_turns, repeated_trials
 from fairpanel.judging.experiment._config import DEFAULT_PANEL
 from fairpanel.judging.protocol._judgment import METRICS
+from fairpanel.judging.store._store import Store
+from fairpanel.judging.store._trial_pack import DESIGN_NUMBERS, DESIGN_TEXTS, MISSING, UNIT
+from fairpanel.judging.store._turn_read import read_turn_packs, read_turns, repeated_trials
 
 __all__ = ["frame_columns"]
 

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import ModelReply, ModelRequest, Usage
-from fairpanel.judging.engine._batch_store import BatchRecords
-from fairpanel.judging.engine._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
-from fairpanel.judging.engine._trial_pack import trial_design
-from fairpanel.judging.engine._turn_pack import name_id, packed_codes, packed_numbers
 from fairpanel.judging.protocol._records import TrialRecord
+from fairpanel.judging.store._batch_store import BatchRecords
+from fairpanel.judging.store._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
+from fairpanel.judging.store._trial_pack import trial_design
+from fairpanel.judging.store._turn_pack import name_id, packed_codes, packed_numbers
 
 __all__ = [
     "STORE_FILE",

@@ -12,7 +12,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from fairpanel.agents import ModelRequest, OpenBatch
-from fairpanel.judging.engine._store_schema import Transaction
+from fairpanel.judging.store._store_schema import Transaction
 
 __all__ = ["BatchRecords"]
 

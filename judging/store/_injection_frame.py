@@ -16,9 +16,9 @@ import pandas as pd
 from pydantic import ValidationError
 
 from fairpanel.analysis import INJECTION_COLUMNS, injection_shifts
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._judgment import METRICS
+from fairpanel.judging.store._store import Store
 
 __all__ = ["injection_frame", "injection_robustness", "key_chunks"]
 

@@ -17,11 +17,11 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from fairpanel.judging.engine._injection_frame import key_chunks
-from fairpanel.judging.engine._store import Store
 from fairpanel.judging.experiment._config import DEFAULT_PANEL
 from fairpanel.judging.experiment._design import MANIPULATED_RESPONSE, TrialSpec
 from fairpanel.judging.protocol._judgment import METRICS
+from fairpanel.judging.store._injection_frame import key_chunks
+from fairpanel.judging.store._store import Store
 
 __all__ = ["MANIPULATION_FRAME_COLUMNS", "manipulation_frame"]
 

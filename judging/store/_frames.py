@@ -26,11 +26,19 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from fairpanel.judging.engine._frame_columns import frame_columns
-from fairpanel.judging.engine._store import Store
-from fairpanel.judging.engine._turn_read import duplicate_trials_of
+from fairpanel.judging.store._frame_columns import frame_columns
+from fairpanel.judging.store._store import Store
+from fairpanel.judging.store._turn_read import duplicate_trials_of
 
-__all__ = ["RunFrames", "duplicate_trials_of", "load_frames"]
+__all__ = [
+    "CONSENSUS_FRAME_COLUMNS",
+    "SCORE_FRAME_COLUMNS",
+    "TURN_FRAME_COLUMNS",
+    "VERDICT_FRAME_COLUMNS",
+    "RunFrames",
+    "duplicate_trials_of",
+    "load_frames",
+]
 
 CANDIDATES = ("A", "B")
 
@@ -49,7 +57,7 @@ class RunFrames:
         self.verdicts = verdicts
         self.turns = turns
         self.consensus = (
-            pd.DataFrame(columns=_CONSENSUS_COLUMNS) if consensus is None else consensus
+            pd.DataFrame(columns=CONSENSUS_FRAME_COLUMNS) if consensus is None else consensus
         )
         self.duplicate_trials: tuple[str, ...] = tuple(duplicate_trials)
         """Keys of the trials dropped as repeats of an earlier trial (whole run, every arm)."""
@@ -208,33 +216,33 @@ def load_frames(store: Store, *, categorical: bool = False) -> RunFrames:
     """
     scores, verdicts, turns, consensus, dropped = frame_columns(
         store,
-        _SCORE_COLUMNS,
-        _VERDICT_COLUMNS,
-        _TURN_COLUMNS,
-        _CONSENSUS_COLUMNS,
+        SCORE_FRAME_COLUMNS,
+        VERDICT_FRAME_COLUMNS,
+        TURN_FRAME_COLUMNS,
+        CONSENSUS_FRAME_COLUMNS,
         categorical=categorical,
     )
     return RunFrames(scores, verdicts, turns, consensus, duplicate_trials=dropped)
 
 
 _DESIGN_COLUMNS = ["arm", "treatment", "signal", "panel"]
-_SCORE_COLUMNS = [
+SCORE_FRAME_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
     "identity", "position", "response_index", "judge", "judge_model", "round", "round_kind",
     "metric", "score", "replicate", "trial_status",
 ]  # fmt: skip
-_VERDICT_COLUMNS = [
+VERDICT_FRAME_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "base_id", "scenario_id", "category", "first_identity",
     "second_identity", "first_response_index", "winner_position", "winner_identity",
     "replicate", "second_response_index",
 ]  # fmt: skip
-_TURN_COLUMNS = [
+TURN_FRAME_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "category", "judge", "judge_model", "round",
     "round_kind", "attempts", "parse_ok", "base_id", "scenario_id", "replicate",
     "first_identity", "second_identity", "first_response_index", "winner_position", "call_keys",
     "trial_status",
 ]  # fmt: skip
-_CONSENSUS_COLUMNS = [
+CONSENSUS_FRAME_COLUMNS = [
     "trial_key", *_DESIGN_COLUMNS, "protocol", "base_id", "scenario_id", "category",
     "identity", "position", "response_index", "replicate", "consensus_method", "metric", "score",
 ]  # fmt: skip

@@ -1,0 +1,113 @@
+"""The read side of a run: its SQLite store and everything that reads it back.
+
+The store (calls, responses, trials, turns, batches, study items; schema and migrations), the
+frames the analysis reads (``load_frames``, each unit counted once), the manipulated and injected
+twins' frames, transcripts, the flat export, what the servers said they ran and the run folder's
+provenance files. The report and the viewer import this and never the engine (the run side).
+"""
+
+from fairpanel.judging.store._export import (
+    EXPORT_COLUMNS,
+    ExportColumn,
+    ExportFormat,
+    export_frame,
+    read_export,
+    write_export,
+)
+from fairpanel.judging.store._frames import (
+    CONSENSUS_FRAME_COLUMNS,
+    SCORE_FRAME_COLUMNS,
+    TURN_FRAME_COLUMNS,
+    VERDICT_FRAME_COLUMNS,
+    RunFrames,
+    duplicate_trials_of,
+    load_frames,
+)
+from fairpanel.judging.store._injection_frame import (
+    injection_robustness,
+)
+from fairpanel.judging.store._manipulation_frame import (
+    MANIPULATION_FRAME_COLUMNS,
+    manipulation_frame,
+)
+from fairpanel.judging.store._provenance import (
+    MANIFEST_FILE,
+    RESOLVED_CONFIG_FILE,
+    environment,
+    write_provenance,
+)
+from fairpanel.judging.store._served import (
+    ServedModel,
+    ServedValue,
+    record_served,
+    served_model_changes,
+    served_models,
+)
+from fairpanel.judging.store._similar_responses import (
+    NEAR_IDENTICAL_RATIO,
+    SimilarResponses,
+    report_similar_responses,
+    response_warnings,
+    similar_responses,
+)
+from fairpanel.judging.store._store import (
+    STORE_FILE,
+    STORE_SCHEMA_VERSION,
+    Store,
+    StudyItemRecord,
+)
+from fairpanel.judging.store._transcripts import (
+    TranscriptColumns,
+    read_transcripts,
+)
+from fairpanel.judging.store._trial_pack import (
+    trial_design,
+)
+from fairpanel.judging.store._turn_pack import (
+    name_id,
+    packed_codes,
+    packed_numbers,
+)
+
+__all__ = [
+    "CONSENSUS_FRAME_COLUMNS",
+    "EXPORT_COLUMNS",
+    "MANIFEST_FILE",
+    "MANIPULATION_FRAME_COLUMNS",
+    "NEAR_IDENTICAL_RATIO",
+    "RESOLVED_CONFIG_FILE",
+    "SCORE_FRAME_COLUMNS",
+    "STORE_FILE",
+    "STORE_SCHEMA_VERSION",
+    "TURN_FRAME_COLUMNS",
+    "VERDICT_FRAME_COLUMNS",
+    "ExportColumn",
+    "ExportFormat",
+    "RunFrames",
+    "ServedModel",
+    "ServedValue",
+    "SimilarResponses",
+    "Store",
+    "StudyItemRecord",
+    "TranscriptColumns",
+    "duplicate_trials_of",
+    "environment",
+    "export_frame",
+    "injection_robustness",
+    "load_frames",
+    "manipulation_frame",
+    "name_id",
+    "packed_codes",
+    "packed_numbers",
+    "read_export",
+    "read_transcripts",
+    "record_served",
+    "report_similar_responses",
+    "response_warnings",
+    "served_model_changes",
+    "served_models",
+    "similar_responses",
+    "trial_design",
+    "write_export",
+    "write_provenance",
+]
