@@ -214,3 +214,15 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, str):
         return value
     return str(value)
+
+
+def validate_frames(
+    scores: pd.DataFrame, verdicts: pd.DataFrame, turns: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """An arm's three frames checked as every entry point checks them: the scores' columns and
+    values (``validate_scores``), the verdicts' and turns' columns."""
+    return (
+        validate_scores(scores),
+        require_columns(verdicts, VERDICT_COLUMNS, "verdicts"),
+        require_columns(turns, TURN_COLUMNS, "turns"),
+    )

@@ -18,10 +18,8 @@ from fairpanel.analysis._frames import (
     PROTOCOL,
     ROUND_KIND,
     TRIAL_KEY,
-    TURN_COLUMNS,
-    VERDICT_COLUMNS,
     jsonable,
-    require_columns,
+    validate_frames,
     validate_scores,
 )
 from fairpanel.analysis.judges import agreement, debate, failure_rates_by_identity
@@ -77,9 +75,7 @@ def verdict_statistics(
     exploratory rows, which never change ``identity_effect`` (the headline then lists none)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
-    scores = validate_scores(scores)
-    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
-    turns = require_columns(turns, TURN_COLUMNS, "turns")
+    scores, verdicts, turns = validate_frames(scores, verdicts, turns)
     panel = panel_scores(scores, consensus, round_kind)
     judges = _judge_scores(scores, consensus, round_kind) if secondary else scores.iloc[:0]
     skipped: list[str] = []

@@ -8,7 +8,7 @@ typed, so that ``json.dumps(report, allow_nan=False)`` always works, whatever th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -19,13 +19,10 @@ from fairpanel.analysis._frames import (
     PROTOCOLS,
     ROUND_KINDS,
     TRIAL_KEY,
-    TURN_COLUMNS,
-    VERDICT_COLUMNS,
     check_choice,
     jsonable,
-    require_columns,
     select_scores,
-    validate_scores,
+    validate_frames,
 )
 from fairpanel.analysis._statistics import ReportPart, design_parts
 from fairpanel.analysis.judges import failure_rates
@@ -130,9 +127,7 @@ def arm_parts(
     """``analyze_arm``'s report as independent parts (see ``design_parts``); the frames are
     checked here, before any part runs. ``arm_results`` assembles the parts' blocks."""
     check_choice(round_kind, ROUND_KINDS, "round_kind")
-    scores = validate_scores(scores)
-    verdicts = require_columns(verdicts, VERDICT_COLUMNS, "verdicts")
-    turns = require_columns(turns, TURN_COLUMNS, "turns")
+    scores, verdicts, turns = validate_frames(scores, verdicts, turns)
     design = design_parts(
         scores,
         verdicts,
@@ -156,16 +151,21 @@ def arm_results(blocks: Iterable[dict[str, Any]]) -> ArmResults:
     return ArmResults.from_report(jsonable(report))
 
 
+class ArmOptions(TypedDict, total=False):
+    """``arm_parts``' settings, as ``analyze_arm`` and ``analyze`` pass them on."""
+
+    round_kind: str
+    confidence: float
+    consensus: pd.DataFrame | None
+    alpha: float
+    seed: int
+
+
 def analyze_arm(
     scores: pd.DataFrame,
     verdicts: pd.DataFrame,
     turns: pd.DataFrame,
-    round_kind: str = "final",
-    confidence: float = 0.95,
-    *,
-    consensus: pd.DataFrame | None = None,
-    alpha: float = 0.05,
-    seed: int = 0,
+    **options: Unpack[ArmOptions],
 ) -> ArmResults:
     """The typed report of one arm under one treatment (results.json's leading blocks).
 
@@ -177,16 +177,7 @@ def analyze_arm(
     The design-aware blocks (``headline``, ``effects``, ...) come from ``design_parts``;
     ``consensus`` is the per-trial consensus frame (the judges' mean stands in without it).
     """
-    parts = arm_parts(
-        scores,
-        verdicts,
-        turns,
-        round_kind,
-        confidence,
-        consensus=consensus,
-        alpha=alpha,
-        seed=seed,
-    )
+    parts = arm_parts(scores, verdicts, turns, **options)
     return arm_results(part() for part in parts.values())
 
 
@@ -194,21 +185,7 @@ def analyze(
     scores: pd.DataFrame,
     verdicts: pd.DataFrame,
     turns: pd.DataFrame,
-    round_kind: str = "final",
-    confidence: float = 0.95,
-    *,
-    consensus: pd.DataFrame | None = None,
-    alpha: float = 0.05,
-    seed: int = 0,
+    **options: Unpack[ArmOptions],
 ) -> dict[str, Any]:
     """``analyze_arm``'s report as plain JSON (results.json's leading blocks, in file order)."""
-    return analyze_arm(
-        scores,
-        verdicts,
-        turns,
-        round_kind,
-        confidence,
-        consensus=consensus,
-        alpha=alpha,
-        seed=seed,
-    ).to_json()
+    return analyze_arm(scores, verdicts, turns, **options).to_json()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -117,6 +118,30 @@ def _share(test: ClusterTest) -> float | None:
     return None if test.estimate is None else test.estimate + 0.5
 
 
+def _pair_effect(
+    test: ClusterTest,
+    what: str,
+    judge: str | None,
+    *,
+    pair: tuple[str, str | None],
+    **fields: Any,
+) -> Effect:
+    """A pair-protocol contrast on the win-share scale, decided by its cluster test: its id
+    (``pair:<what>:<panel or judge>``), and Cohen's h of the win share against one half."""
+    identity, versus = pair
+    return Effect(
+        **tested_by(test),
+        id=f"pair:{what}:{_who(judge)}",
+        protocol="pair",
+        metric="win_rate",
+        judge=judge,
+        identity=identity,
+        versus=versus,
+        cohen_h=cohen_h(_share(test)),
+        **fields,
+    )
+
+
 def win_rate_effect(
     rows: pd.DataFrame, category: str, identity: str, judge: str | None, *, confidence: float
 ) -> Effect:
@@ -130,20 +155,16 @@ def win_rate_effect(
         won[decided].astype(float) - 0.5, mine[BASE_ID].to_numpy()[decided], confidence=confidence
     )
     ties = int((~decided).sum())
-    return Effect(
-        **tested_by(test),
-        id=f"pair:{category}:win_rate:{identity}-vs-50%:{_who(judge)}",
+    return _pair_effect(
+        test,
+        f"{category}:win_rate:{identity}-vs-50%",
+        judge,
         family=WIN_RATE_FAMILY,
-        protocol="pair",
         category=category,
-        metric="win_rate",
-        judge=judge,
         contrast=f"{identity} vs 50%",
-        identity=identity,
-        versus=None,
+        pair=(identity, None),
         confidence=confidence,
         scale="win rate - 0.5",
-        cohen_h=cohen_h(_share(test)),
         method=(
             f"{identity}'s wins / decided pairs it appeared in, from {_source(judge)} (ties "
             f"not counted as losses: {ties} of {len(mine)} were ties); win share within each "
@@ -193,20 +214,16 @@ def swap_effect(
     values = matched["change"].to_numpy(dtype=float) / 4.0
     test = cluster_mean_test(values, matched[BASE_ID].to_numpy(), confidence=confidence)
     ties = int((matched["outcome_identity"] == 0).sum() + (matched["outcome_versus"] == 0).sum())
-    return Effect(
-        **tested_by(test),
-        id=f"pair:{category}:label_swap:{identity}-{versus}:{_who(judge)}",
+    return _pair_effect(
+        test,
+        f"{category}:label_swap:{identity}-{versus}",
+        judge,
         family=SWAP_FAMILY,
-        protocol="pair",
         category=category,
-        metric="win_rate",
-        judge=judge,
         contrast=f"{identity} vs {versus} (label swaps)",
-        identity=identity,
-        versus=versus,
+        pair=(identity, versus),
         confidence=confidence,
         scale="win share - 0.5",
-        cohen_h=cohen_h(_share(test)),
         method=(
             f"{_source(judge)} on {len(matched)} label swaps (same scenario, answers, order, "
             "replicate, treatment and signal; labels swapped); per swap, half the front "
