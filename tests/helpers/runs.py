@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
-from collections.abc import Callable
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Run", "mock_run", "rerun_makes_no_calls", "run"]
+__all__ = [
+    "Run",
+    "kill_once_stored",
+    "mock_run",
+    "rerun_makes_no_calls",
+    "run",
+    "start_cli_run",
+    "stored_count",
+    "stored_rows",
+]
 
 Invoke = Callable[..., Any]
 
@@ -64,3 +78,46 @@ def mock_run(cli: Invoke, root: Path, experiment: str) -> Run:
     config = root / "experiment.yaml"
     config.write_text(experiment, encoding="utf-8")
     return run(cli, config, root / "run")
+
+
+def stored_rows(db_path: Path, query: str) -> list[tuple[Any, ...]]:
+    """``query``'s rows on a store another process may be writing, opened read-only; none
+    while the store or its tables do not exist yet."""
+    if not db_path.exists():
+        return []
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            return list(db.execute(query).fetchall())
+    except sqlite3.OperationalError:
+        return []
+
+
+def stored_count(db_path: Path, table: str) -> int:
+    """How many rows ``table`` holds in a store another process may be writing (0 before)."""
+    rows = stored_rows(db_path, f"SELECT COUNT(*) FROM {table}")
+    return int(rows[0][0]) if rows else 0
+
+
+def start_cli_run(path: Path, out: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """``fairpanel run PATH --out OUT --no-report`` in a fresh interpreter that a test can kill,
+    with ``env`` added to this process's environment; stderr is kept for the test to read."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out), "--no-report"],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def kill_once_stored(
+    process: subprocess.Popen[bytes], db_path: Path, trials: int, *, timeout: float = 60.0
+) -> None:
+    """SIGKILL ``process`` as soon as its store holds ``trials`` trials; fails the test when the
+    run dies first (with its stderr) or stores nothing for ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while stored_count(db_path, "trials") < trials:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, "run made no progress"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()

@@ -6,11 +6,8 @@ finds its earlier answers in the shared cache."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +16,7 @@ from conftest import WriteExperiment, read_json
 from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchServer
 from helpers.judges import SECRET, anthropic_judge_like
 from helpers.judges import openai_judge_like as judge_like
+from helpers.runs import start_cli_run, stored_rows
 
 import fairpanel
 
@@ -48,16 +46,6 @@ arms: {{placebo: false, same_label: false}}
 prices:
   openai-compatible/judge: {{input: 2.0, output: 8.0}}
 """
-
-
-def _table(db_path: Path, query: str) -> list[tuple[object, ...]]:
-    if not db_path.exists():
-        return []
-    try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            return list(db.execute(query).fetchall())
-    except sqlite3.OperationalError:
-        return []
 
 
 def _chat_requests(server: FakeOpenAIBatchServer) -> int:
@@ -90,11 +78,11 @@ def test_a_batched_run_goes_round_by_round_at_the_batch_price(
     assert cost["total_usd"] > 0 and cost["batch_usd"] == pytest.approx(cost["total_usd"])
     assert cost["batch_saved_usd"] == pytest.approx(cost["batch_usd"])  # 50% off
     assert summary["batches"] == {"completed": len(batches)}
-    rows = _table(tmp_path / "run" / "fairpanel.sqlite", "SELECT batch_id FROM calls")
+    rows = stored_rows(tmp_path / "run" / "fairpanel.sqlite", "SELECT batch_id FROM calls")
     assert len(rows) == calls and all(batch_id for (batch_id,) in rows)
     lines = (tmp_path / "run" / "batches").glob("*.jsonl")
     keys = {json.loads(line)["custom_id"] for f in lines for line in f.read_text().splitlines()}
-    stored = _table(tmp_path / "run" / "fairpanel.sqlite", "SELECT key FROM calls")
+    stored = stored_rows(tmp_path / "run" / "fairpanel.sqlite", "SELECT key FROM calls")
     assert keys == {key for (key,) in stored}
     assert outcome is not None
 
@@ -145,16 +133,6 @@ def test_switching_modes_reuses_the_calls_already_made(
     assert summary["calls_made"] == 0 and summary["calls_cached"] > 0
 
 
-def _run(path: Path, out: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FAIRPANEL_TEST_KEY": SECRET}
-    return subprocess.Popen(
-        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out), "--no-report"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-
-
 def test_killed_mid_poll_the_rerun_polls_and_never_resubmits(
     write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
@@ -164,9 +142,9 @@ def test_killed_mid_poll_the_rerun_polls_and_never_resubmits(
         path = write_experiment(EXPERIMENT.format(execution="batch", base_url=server.base_url))
         out = tmp_path / "run"
         db_path = out / "fairpanel.sqlite"
-        process = _run(path, out)
+        process = start_cli_run(path, out, {"FAIRPANEL_TEST_KEY": SECRET})
         deadline = time.monotonic() + 60
-        while not _table(db_path, "SELECT 1 FROM batches WHERE state = 'in_progress'"):
+        while not stored_rows(db_path, "SELECT 1 FROM batches WHERE state = 'in_progress'"):
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             assert time.monotonic() < deadline, "no batch in progress"
             time.sleep(0.02)
@@ -176,12 +154,12 @@ def test_killed_mid_poll_the_rerun_polls_and_never_resubmits(
         stuck = server.book.batches[server.book.created[2]]
         stuck.plan = BatchPlan(polls=0)  # it finishes while no run is polling
 
-        rerun = _run(path, out)
+        rerun = start_cli_run(path, out, {"FAIRPANEL_TEST_KEY": SECRET})
         _, stderr = rerun.communicate(timeout=120)
         assert rerun.returncode == 0, stderr.decode()
         items = server.book.submitted_items
         assert len(items) == len(set(items))  # nothing was sent twice
     summary = read_json(out / "summary.json")
     assert summary["trials_ok"] == summary["trials_total"]
-    (calls,) = _table(db_path, "SELECT COUNT(*) FROM calls")
+    (calls,) = stored_rows(db_path, "SELECT COUNT(*) FROM calls")
     assert calls == (len(items),)

@@ -4,12 +4,7 @@ re-run, a panel added later calls only its own server, a killed run resumes."""
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -19,6 +14,7 @@ import pytest
 from conftest import Cli, WriteExperiment, read_json
 from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
+from helpers.runs import kill_once_stored, start_cli_run, stored_count
 
 from fairpanel.agents import Message, MockBias, ModelRequest, mock_reply
 
@@ -143,25 +139,6 @@ def test_a_panel_added_later_calls_only_its_own_judges(
         assert summary["trials_run"] == TRIALS_PER_PANEL
 
 
-def _count(db_path: Path, table: str) -> int:
-    if not db_path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-
-
-def _start(path: Path, out: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out), "--no-report"],
-        env={**os.environ, KEY_VARIABLE: SECRET},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-
-
 def test_a_killed_multi_panel_run_resumes_without_repeats(
     write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
@@ -171,25 +148,19 @@ def test_a_killed_multi_panel_run_resumes_without_repeats(
         path = write_experiment(experiment(running, TWO_BASES))
         out = tmp_path / "run"
         db_path = out / "fairpanel.sqlite"
-        process = _start(path, out)
-        deadline = time.monotonic() + 60
-        while _count(db_path, "trials") < 3:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "run made no progress"
-            time.sleep(0.02)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        assert _count(db_path, "trials") < 2 * TRIALS_PER_PANEL, "killed too late"
+        process = start_cli_run(path, out, {KEY_VARIABLE: SECRET})
+        kill_once_stored(process, db_path, 3)
+        assert stored_count(db_path, "trials") < 2 * TRIALS_PER_PANEL, "killed too late"
         requests_at_kill = sum(len(server.requests) for server in running.values())
-        calls_at_kill = _count(db_path, "calls")
-        rerun = _start(path, out)
+        calls_at_kill = stored_count(db_path, "calls")
+        rerun = start_cli_run(path, out, {KEY_VARIABLE: SECRET})
         _, stderr = rerun.communicate(timeout=120)
         assert rerun.returncode == 0, stderr.decode()
         summary = read_json(out / "summary.json")
         assert summary["trials_ok"] == 2 * TRIALS_PER_PANEL
         requests = sum(len(server.requests) for server in running.values())
         # Every request after the restart became a new stored call: nothing finished was redone.
-        assert requests - requests_at_kill == _count(db_path, "calls") - calls_at_kill
+        assert requests - requests_at_kill == stored_count(db_path, "calls") - calls_at_kill
 
 
 @pytest.mark.usefixtures("key")

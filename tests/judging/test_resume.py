@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from conftest import WriteExperiment, read_json
 from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
+from helpers.runs import kill_once_stored, start_cli_run, stored_count
 
 EXPERIMENT = """\
 name: resume
@@ -38,26 +34,6 @@ pair: {{counterbalance: false}}
 arms: {{placebo: false, same_label: false}}
 concurrency: 4
 """
-
-
-def _count(db_path: Path, table: str) -> int:
-    if not db_path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-
-
-def _run(path: Path, out: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FAIRPANEL_TEST_KEY": SECRET}
-    return subprocess.Popen(
-        [sys.executable, "-m", "fairpanel", "run", str(path), "--out", str(out), "--no-report"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
 
 
 MANIPULATED = """\
@@ -96,24 +72,20 @@ def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_rewrite
         path = write_experiment(MANIPULATED.format(base_url=server.base_url))
         out = tmp_path / "run"
         db_path = out / "fairpanel.sqlite"
-        process = _run(path, out)
-        deadline = time.monotonic() + 60
-        while _count(db_path, "trials") < 1:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "run made no progress"
-            time.sleep(0.02)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        calls_at_kill, requests_at_kill = _count(db_path, "calls"), len(server.requests)
-        assert _count(db_path, "trials") < MANIPULATED_TRIALS, "killed too late to test anything"
+        process = start_cli_run(path, out, {"FAIRPANEL_TEST_KEY": SECRET})
+        kill_once_stored(process, db_path, 1)
+        calls_at_kill, requests_at_kill = stored_count(db_path, "calls"), len(server.requests)
+        assert stored_count(db_path, "trials") < MANIPULATED_TRIALS, (
+            "killed too late to test anything"
+        )
         # Only calls in flight when the process died are lost (4 trials x 2 judges at most).
         assert 0 <= requests_at_kill - calls_at_kill <= 8
-        rerun = _run(path, out)
+        rerun = start_cli_run(path, out, {"FAIRPANEL_TEST_KEY": SECRET})
         _, stderr = rerun.communicate(timeout=120)
         assert rerun.returncode == 0, stderr.decode()
         summary = read_json(out / "summary.json")
         assert summary["trials_total"] == summary["trials_ok"] == MANIPULATED_TRIALS
-        final_calls = _count(db_path, "calls")
+        final_calls = stored_count(db_path, "calls")
         assert len(server.requests) - requests_at_kill == final_calls - calls_at_kill
         assert summary["calls_made"] == final_calls - calls_at_kill
     with sqlite3.connect(db_path) as db:

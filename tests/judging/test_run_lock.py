@@ -13,6 +13,7 @@ from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
 from helpers.run_process import start_run
+from helpers.runs import stored_count
 from test_resume import EXPERIMENT
 from typer.testing import CliRunner
 
@@ -50,14 +51,6 @@ def _wait_for(condition: object, what: str, timeout: float = 60.0) -> None:
         time.sleep(0.02)
 
 
-def _trials(db_path: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            return int(db.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-
-
 def test_second_run_on_a_busy_folder_is_refused_and_a_killed_holder_blocks_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,7 +62,7 @@ def test_second_run_on_a_busy_folder_is_refused_and_a_killed_holder_blocks_nothi
         db_path = out / "fairpanel.sqlite"
         env = {"FAIRPANEL_TEST_KEY": SECRET}
         holder = start_run(["run", str(path), "--out", str(out)], env, tmp_path / "first.log")
-        _wait_for(lambda: _trials(db_path) >= 2, "the first run to store trials")
+        _wait_for(lambda: stored_count(db_path, "trials") >= 2, "the first run to store trials")
 
         # The second run carries its own key, so any request it made would show on the server.
         second_key = "sk-second-run-key-0000"
@@ -85,7 +78,7 @@ def test_second_run_on_a_busy_folder_is_refused_and_a_killed_holder_blocks_nothi
         holder.kill()  # SIGKILL: no cleanup runs, the lock file stays behind
         holder.join()
         assert (out / ".fairpanel.lock").exists()
-        after_kill = _trials(db_path)
+        after_kill = stored_count(db_path, "trials")
         assert after_kill < TRIALS, "the first run finished before the test could kill it"
 
         rerun = CliRunner().invoke(app, ["run", str(path), "--out", str(out)])
