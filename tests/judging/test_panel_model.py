@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from fairpanel.analysis import verdict_statistics
-from fairpanel.judging.engine import _frames
 from fairpanel.judging.experiment._load import load_experiment
 from fairpanel.judging.simulate._panel_model import (
     METRICS,
@@ -21,6 +20,7 @@ from fairpanel.judging.simulate._panel_model import (
     trial_table,
 )
 from fairpanel.judging.simulate._runs import design_scales, mock_config, prepare_design, scaled
+from fairpanel.judging.store import _frames
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mock-planted-bias.yaml"
 QUIET = PanelModel(
@@ -51,10 +51,10 @@ def _gender_difference(frames: _frames.RunFrames) -> float:
 
 def test_frames_have_the_columns_a_store_gives() -> None:
     frames = model_frames(_table(), PanelModel(), seed=1)
-    assert list(frames.scores.columns) == _frames._SCORE_COLUMNS
-    assert list(frames.verdicts.columns) == _frames._VERDICT_COLUMNS
-    assert list(frames.consensus.columns) == _frames._CONSENSUS_COLUMNS
-    assert list(frames.turns.columns) == _frames._TURN_COLUMNS
+    assert list(frames.scores.columns) == _frames.SCORE_FRAME_COLUMNS
+    assert list(frames.verdicts.columns) == _frames.VERDICT_FRAME_COLUMNS
+    assert list(frames.consensus.columns) == _frames.CONSENSUS_FRAME_COLUMNS
+    assert list(frames.turns.columns) == _frames.TURN_FRAME_COLUMNS
     scores = frames.scores["score"]
     assert scores.between(0, 10).all() and (scores == scores.round()).all()
     # Every judge answers every trial: one turn per trial and judge.

@@ -13,9 +13,10 @@ import pytest
 from conftest import Cli
 from helpers.runs import Run, mock_run, run
 
-from fairpanel.judging.engine import RESOLVED_CONFIG_FILE, STORE_FILE, RunFolderLock
+from fairpanel.judging.engine import RunFolderLock
 from fairpanel.judging.experiment import Candidate, candidates_digest, read_candidate_source
 from fairpanel.judging.experiment._candidates import SOURCE_RESOLVED_FILE, SOURCE_STORE_FILE
+from fairpanel.judging.store import RESOLVED_CONFIG_FILE, STORE_FILE
 
 SOURCE = """\
 name: frozen-source

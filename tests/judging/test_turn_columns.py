@@ -13,7 +13,7 @@ import pytest
 
 from fairpanel.agents import Usage
 from fairpanel.judging import STORE_FILE, RunFrames, Store, TrialRecord, TurnRecord, load_frames
-from fairpanel.judging.engine import _turn_read
+from fairpanel.judging.store import _turn_read
 from fairpanel.judging.store._trial_pack import request_digest
 from fairpanel.judging.store._turn_pack import NUMBER_FIELDS, PARSED_PATHS, packed_numbers
 

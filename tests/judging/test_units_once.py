@@ -24,7 +24,7 @@ from fairpanel.judging import (
     response_warnings,
     similar_responses,
 )
-from fairpanel.judging.engine import duplicate_trials_of
+from fairpanel.judging.store import duplicate_trials_of
 from fairpanel.judging.store._similar_responses import response_similarity
 
 EXPERIMENT = """\
