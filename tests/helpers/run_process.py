@@ -17,7 +17,15 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 _CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["fairpanel.judging", "run_process"])
+# fairpanel.judging loads its subpackages on first use, so the ones the children use are named.
+_CONTEXT.set_forkserver_preload(
+    [
+        "fairpanel.judging.engine",
+        "fairpanel.judging.store",
+        "fairpanel.judging.protocol",
+        "run_process",
+    ]
+)
 
 
 def _run_cli(argv: Sequence[str], env: Mapping[str, str], log_path: str) -> None:
