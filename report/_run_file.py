@@ -1,13 +1,12 @@
 """Writes RUN_DIR/report.html from what the run folder holds.
 
 The analysis package renders; this module gathers the inputs (the results dict, the store's
-scores, summary.json, manifest.json, experiment.resolved.json, a few unparsed answers) because
-only the judging package reads the store. Nothing outside the run folder goes into the report.
+scores, the folder's JSON files as ``RunFiles`` read them, a few unparsed answers) because only
+the judging package reads the store. Nothing outside the run folder goes into the report.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from fairpanel.judging.store import STORE_FILE, Store, load_frames
+from fairpanel.judging.store import STORE_FILE, RunFiles, Store, load_frames
 from fairpanel.report._run_page import ReportInputs, render_report
 
 __all__ = ["REPORT_FILE", "write_report", "write_report_html"]
@@ -23,12 +22,6 @@ __all__ = ["REPORT_FILE", "write_report", "write_report_html"]
 REPORT_FILE = "report.html"
 FAILURE_EXAMPLES = 6
 RAW_TEXT_LIMIT = 600
-
-
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _failure_examples(store: Store) -> list[dict[str, Any]]:
@@ -49,10 +42,15 @@ def _failure_examples(store: Store) -> list[dict[str, Any]]:
 
 
 def write_report(
-    run_dir: Path, results: dict[str, Any], scores: pd.DataFrame | None = None
+    run_dir: Path,
+    results: dict[str, Any],
+    scores: pd.DataFrame | None = None,
+    files: RunFiles | None = None,
 ) -> Path:
     """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html;
-    ``scores`` is the store's scores frame when the caller already holds it."""
+    ``scores`` is the store's scores frame and ``files`` the folder's JSON files when the
+    caller already holds them."""
+    files = files if files is not None else RunFiles.read(run_dir)
     store = Store(run_dir / STORE_FILE)
     try:
         if scores is None:
@@ -60,16 +58,14 @@ def write_report(
         examples = _failure_examples(store)
     finally:
         store.close()
-    experiment = _read_json(run_dir / "experiment.resolved.json")
-    name = experiment.get("name") if isinstance(experiment, dict) else None
     html = render_report(
         ReportInputs(
             results=results,
             scores=scores,
-            run_name=str(name or run_dir.name),
-            summary=_read_json(run_dir / "summary.json"),
-            manifest=_read_json(run_dir / "manifest.json"),
-            experiment=experiment,
+            run_name=files.run_name,
+            summary=files.summary,
+            manifest=files.manifest,
+            experiment=files.experiment,
             failure_examples=examples,
             generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         )

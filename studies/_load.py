@@ -6,17 +6,16 @@ experiment file written before studies existed keeps working unchanged.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from fairpanel.inputs import Problem, load_yaml_model
-from fairpanel.judging.store import RESOLVED_CONFIG_FILE
+from fairpanel.judging.store import RunFiles
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import STUDIES
 
-__all__ = ["RESOLVED_CONFIG_FILE", "config_from_run", "load_study", "study_name"]
+__all__ = ["config_from_run", "load_study", "study_name"]
 
 
 class _StudyTag(BaseModel):
@@ -52,15 +51,13 @@ def load_study(path: Path) -> StudyConfig:
     return config.with_paths_from(base)
 
 
-def config_from_run(run_dir: Path) -> StudyConfig | None:
-    """The study config a run folder was made with, or None for a judge-panel run."""
-    resolved = run_dir / RESOLVED_CONFIG_FILE
-    if not resolved.is_file():
-        return None
-    data = json.loads(resolved.read_text(encoding="utf-8"))
-    name = data.get("study") if isinstance(data, dict) else None
+def config_from_run(run: RunFiles | Path) -> StudyConfig | None:
+    """The study config a run folder was made with (its files as ``RunFiles`` read them, or
+    the folder, whose files are then read), or None for a judge-panel run."""
+    files = run if isinstance(run, RunFiles) else RunFiles.read(run)
+    name = files.study
     if name is None:
         return None
     if name not in STUDIES:
-        raise ValueError(f"{run_dir} holds a run of study {name!r}, unknown to this fairpanel")
-    return STUDIES[name].config_model.model_validate(data)
+        raise ValueError(f"{files.path} holds a run of study {name!r}, unknown to this fairpanel")
+    return STUDIES[name].config_model.model_validate(files.experiment)

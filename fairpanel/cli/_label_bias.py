@@ -9,6 +9,7 @@ import typer
 
 from fairpanel.cli._console import EXIT_BAD_INPUT, bad_input, console, errors
 from fairpanel.cli._run_tables import render_study_tables
+from fairpanel.judging.store import RunFiles
 from fairpanel.run_folder import require_run_folder
 from fairpanel.studies import LABEL_BIAS_FILE, write_label_bias, write_label_bias_report
 
@@ -28,12 +29,13 @@ def label_bias_command(
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         require_run_folder(run_dir)
+        files = RunFiles.read(run_dir)  # once, for the results and the page
         results = write_label_bias(
-            run_dir, "softmax" if calibration == "softmax" else "renormalise"
+            run_dir, "softmax" if calibration == "softmax" else "renormalise", files
         )
     except ValueError as exc:  # a BadRunFolderError, or a run it does not cover
         raise bad_input(str(exc)) from None
-    page = write_label_bias_report(run_dir, results)
+    page = write_label_bias_report(run_dir, results, files)
     for table in render_study_tables(results):
         console.print(table)
     console.print(f"Wrote {run_dir / LABEL_BIAS_FILE}")

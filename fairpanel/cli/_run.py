@@ -33,7 +33,6 @@ from fairpanel.judging.engine import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
 from fairpanel.judging.store import STORE_FILE
 from fairpanel.run_folder import (
     RESULTS_FILE,
-    SUMMARY_FILE,
     BadRunFolderError,
     RunConfig,
     default_run_dir,
@@ -75,15 +74,6 @@ def _print_answer(
 ) -> None:
     answer = study_answer if study else run_answer
     print_answer(console, answer(results, summary, run_dir=run_dir, report_file=report_file))
-
-
-def _stored_summary(run_dir: Path) -> dict[str, Any] | None:
-    """summary.json of the folder, if the run wrote one (a report without it still prints)."""
-    try:
-        data = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _warn(text: str) -> None:
@@ -172,7 +162,7 @@ def report_command(
     else:
         _print_answer(
             reported.results,
-            _stored_summary(run_dir),
+            reported.files.summary,  # None for a run that never finished; the answer prints
             study=study,
             run_dir=run_dir,
             report_file=reported.report_file,

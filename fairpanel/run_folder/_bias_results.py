@@ -7,17 +7,14 @@ manipulated trial is paired with its untouched twin by key, whatever else the ru
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from pydantic import ValidationError
 
 from fairpanel.analysis import BiasProfileRow, SelfPreferenceRow, bias_profile, self_preference
 from fairpanel.judging.experiment import ExperimentConfig
 from fairpanel.judging.manipulation import find_manipulation
-from fairpanel.judging.store import RESOLVED_CONFIG_FILE
-from fairpanel.run_folder._folder import read_json
+from fairpanel.judging.store import RunFiles
 
 __all__ = ["panel_profiles", "self_preference_rows"]
 
@@ -36,13 +33,6 @@ def panel_profiles(
     }
 
 
-def _experiment(run_dir: Path) -> ExperimentConfig | None:
-    try:
-        return ExperimentConfig.model_validate(read_json(run_dir / RESOLVED_CONFIG_FILE) or {})
-    except ValidationError:  # a folder written by another version: no contrast, not a crash
-        return None
-
-
 def _single_model_panels(config: ExperimentConfig) -> dict[str, str]:
     """Panels whose judges all use one model, by that model's id."""
     found: dict[str, str] = {}
@@ -54,12 +44,13 @@ def _single_model_panels(config: ExperimentConfig) -> dict[str, str]:
 
 
 def self_preference_rows(
-    run_dir: Path, frame: pd.DataFrame, *, alpha: float, confidence: float
+    files: RunFiles, frame: pd.DataFrame, *, alpha: float, confidence: float
 ) -> list[SelfPreferenceRow]:
-    """The run's self-preference contrasts (none without a self-preference arm)."""
+    """The run's self-preference contrasts (none without a self-preference arm, and none for a
+    folder whose config this version does not validate: no contrast, not a crash)."""
     if frame.empty or _SELF_PREFERENCE not in set(frame["kind"]):
         return []
-    config = _experiment(run_dir)
+    config = files.experiment_config
     if config is None:
         return []
     writers: dict[str, str] = {}

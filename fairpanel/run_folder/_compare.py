@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from fairpanel.analysis import RunInputs, compare_paired, compare_runs, sort_block
-from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, STORE_FILE
+from fairpanel.judging.store import STORE_FILE, RunFiles
 from fairpanel.report import render_compare_html
 from fairpanel.run_folder._compare_served import served_changes, served_warnings
-from fairpanel.run_folder._folder import RESULTS_FILE, SUMMARY_FILE, BadRunFolderError, read_json
+from fairpanel.run_folder._folder import RESULTS_FILE, BadRunFolderError, read_json
 from fairpanel.run_folder._pairing import Pairing, paired_panels, pairing_of
 from fairpanel.run_folder._panel_results import write_results
 
@@ -40,23 +40,23 @@ def comparison_inputs(run_dir: Path) -> RunInputs:
         raise BadRunFolderError(
             f"{run_dir} is not a run folder (no {STORE_FILE}, no {RESULTS_FILE})"
         )
-    experiment = read_json(run_dir / RESOLVED_CONFIG_FILE)
-    if isinstance(experiment, dict) and experiment.get("study"):
+    files = RunFiles.read(run_dir)
+    if files.study:
         raise BadRunFolderError(
-            f"{run_dir} is a {experiment['study']!r} study run; compare takes judge-panel runs"
+            f"{run_dir} is a {files.study!r} study run; compare takes judge-panel runs"
         )
     results = read_json(results_path)
     if not isinstance(results, dict) or "effects" not in results:
         if not store.is_file():
             raise BadRunFolderError(f"{results_path} has no effects and there is no store")
-        results = write_results(run_dir)
+        results = write_results(run_dir, files=files)
     return RunInputs(
         name=run_dir.resolve().name,
         path=str(run_dir),
         results=results,
-        summary=read_json(run_dir / SUMMARY_FILE),
-        experiment=experiment if isinstance(experiment, dict) else None,
-        manifest=read_json(run_dir / MANIFEST_FILE),
+        summary=files.summary,
+        experiment=files.experiment,
+        manifest=files.manifest,
     )
 
 

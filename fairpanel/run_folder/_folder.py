@@ -1,12 +1,23 @@
-"""What makes a folder a run folder, and reading its JSON files."""
+"""What makes a folder a run folder, and reading its JSON files.
+
+The summary's name, ``BadRunFolderError`` and the JSON reader live on the store's side
+(``fairpanel.judging.store``), where the report, below this package, reads the same files; they
+are named here too so this package's face keeps them.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from fairpanel.judging.store import STORE_FILE, RunFrames, Store, load_frames
+from fairpanel.judging.store import (
+    STORE_FILE,
+    SUMMARY_FILE,
+    BadRunFolderError,
+    RunFrames,
+    Store,
+    load_frames,
+)
+from fairpanel.judging.store import read_run_json as read_json
 
 __all__ = [
     "RESULTS_FILE",
@@ -18,11 +29,6 @@ __all__ = [
 ]
 
 RESULTS_FILE = "results.json"
-SUMMARY_FILE = "summary.json"
-
-
-class BadRunFolderError(ValueError):
-    """A folder that is not a run folder, or not the kind of run a command takes."""
 
 
 def require_run_folder(run_dir: Path) -> None:
@@ -30,17 +36,6 @@ def require_run_folder(run_dir: Path) -> None:
     not there would create an empty one)."""
     if not (run_dir / STORE_FILE).is_file():
         raise BadRunFolderError(f"{run_dir} is not a run folder (no {STORE_FILE})")
-
-
-def read_json(path: Path) -> Any:
-    """The JSON in ``path``, or None when there is no such file; ``BadRunFolderError`` when it
-    cannot be read."""
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BadRunFolderError(f"{path} cannot be read as JSON: {exc}") from None
 
 
 def read_frames(run_dir: Path, *, categorical: bool = False) -> RunFrames:

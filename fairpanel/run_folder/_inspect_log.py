@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairpanel.judging.protocol import METRICS
-from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, STORE_FILE, Store
+from fairpanel.judging.store import STORE_FILE, RunFiles, Store
 from fairpanel.run_folder._folder import (
     RESULTS_FILE,
-    SUMMARY_FILE,
     BadRunFolderError,
     read_json,
     require_run_folder,
@@ -232,15 +231,6 @@ def _sample(trial: TrialTranscript, totals: _Totals) -> EvalSample:
     )
 
 
-def _run_facts(run_dir: Path) -> tuple[Any, Any, Any, Any]:
-    return (
-        read_json(run_dir / RESOLVED_CONFIG_FILE),
-        read_json(run_dir / MANIFEST_FILE),
-        read_json(run_dir / SUMMARY_FILE),
-        read_json(run_dir / RESULTS_FILE),
-    )
-
-
 def _model_roles(samples: list[EvalSample]) -> dict[str, str]:
     roles: dict[str, str] = {}
     for sample in samples:
@@ -279,10 +269,12 @@ def export_inspect(run_dir: Path, out: Path | None = None) -> tuple[Path, int]:
     path = out or run_dir / INSPECT_EXPORT
     if path.suffix not in (".eval", ".json"):
         raise BadRunFolderError(f"{path}: an Inspect log is named .eval or .json")
-    config, manifest, summary, results = _run_facts(run_dir)
-    if isinstance(config, dict) and config.get("study"):
+    files = RunFiles.read(run_dir)
+    config, manifest, summary = files.experiment, files.manifest, files.summary
+    results = read_json(run_dir / RESULTS_FILE)
+    if files.study:
         raise BadRunFolderError(
-            f"{run_dir} is a {config['study']} study run; --format inspect exports judge-panel "
+            f"{run_dir} is a {files.study} study run; --format inspect exports judge-panel "
             "runs (their trials and debates)"
         )
     totals = _Totals()
@@ -296,7 +288,7 @@ def export_inspect(run_dir: Path, out: Path | None = None) -> tuple[Path, int]:
     finally:
         store.close()
 
-    name = str((config or {}).get("name") or run_dir.name)
+    name = files.run_name
     digest = _digest(config)
     roles = _model_roles(samples)
     judges = [model for role, model in roles.items() if role != "responder"]

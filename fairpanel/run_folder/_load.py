@@ -6,14 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, STORE_FILE, RunFrames
-from fairpanel.run_folder._folder import (
-    RESULTS_FILE,
-    SUMMARY_FILE,
-    BadRunFolderError,
-    read_frames,
-    read_json,
-)
+from fairpanel.judging.store import STORE_FILE, RunFiles, RunFrames
+from fairpanel.run_folder._folder import RESULTS_FILE, BadRunFolderError, read_frames, read_json
 from fairpanel.run_folder._panel_results import panel_results
 from fairpanel.studies import config_from_run, study_results
 
@@ -55,15 +49,20 @@ def load_run(run_dir: str | Path) -> Run:
         raise BadRunFolderError(
             f"{run_dir} is not a run folder (no {STORE_FILE}, no {RESULTS_FILE})"
         )
-    study = config_from_run(run_dir)
+    files = RunFiles.read(run_dir)
+    study = config_from_run(files)
     frames = read_frames(run_dir) if has_store and study is None else None
     if results is None:
-        results = panel_results(run_dir, frames) if study is None else study_results(run_dir, study)
+        results = (
+            panel_results(run_dir, frames, files)
+            if study is None
+            else study_results(run_dir, study)
+        )
     return Run(
         path=run_dir,
         results=results,
-        summary=read_json(run_dir / SUMMARY_FILE),
-        config=read_json(run_dir / RESOLVED_CONFIG_FILE),
-        manifest=read_json(run_dir / MANIFEST_FILE),
+        summary=files.summary,
+        config=files.experiment,
+        manifest=files.manifest,
         frames=frames,
     )

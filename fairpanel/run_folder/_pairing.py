@@ -25,7 +25,7 @@ from fairpanel.judging.experiment import (
     candidates_digest,
     read_candidate_source,
 )
-from fairpanel.judging.store import STORE_FILE, RunFrames
+from fairpanel.judging.store import STORE_FILE, RunFiles, RunFrames
 from fairpanel.run_folder._folder import read_frames
 from fairpanel.run_folder._panel_results import _treatment_order
 
@@ -151,7 +151,9 @@ def paired_panels(
         run_dir = Path(run.path)
         stored = read_frames(run_dir)
         main = stored.where(arm="main")
-        baseline = _treatment_order(run_dir, stored.values("treatment"))[0]
+        # The config the comparison already read (comparison_inputs), not the file again.
+        files = RunFiles(run_dir, experiment=dict(run.experiment or {}))
+        baseline = _treatment_order(files, stored.values("treatment"))[0]
         main = main.where(treatment=baseline)
         names = main.values("panel") if "panel" in main.turns.columns else []
         chosen = {run.name: (run, main)}

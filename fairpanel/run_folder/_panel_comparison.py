@@ -8,7 +8,6 @@ from the manifest, so a leaderboard of panels and one of run folders say the sam
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from fairpanel.analysis import (
@@ -20,23 +19,20 @@ from fairpanel.analysis import (
     panel_summary,
     ranked_rows,
 )
-from fairpanel.judging.store import MANIFEST_FILE, RESOLVED_CONFIG_FILE, RunFrames
-from fairpanel.run_folder._folder import SUMMARY_FILE, read_json
+from fairpanel.judging.store import RunFiles, RunFrames
 
 __all__ = ["compare_panels"]
 
 
-def _panel_inputs(run_dir: Path, name: str, results: Mapping[str, Any]) -> RunInputs:
-    summary = (read_json(run_dir / SUMMARY_FILE) or {}).get("panels", {}).get(name)
-    manifest = read_json(run_dir / MANIFEST_FILE) or {}
-    panel = (manifest.get("panels") or {}).get(name) or {}
-    experiment = read_json(run_dir / RESOLVED_CONFIG_FILE)
+def _panel_inputs(files: RunFiles, name: str, results: Mapping[str, Any]) -> RunInputs:
+    summary = (files.summary or {}).get("panels", {}).get(name)
+    panel = ((files.manifest or {}).get("panels") or {}).get(name) or {}
     return RunInputs(
         name=name,
-        path=str(run_dir),
+        path=str(files.path),
         results=results,
         summary=summary,
-        experiment=experiment,
+        experiment=files.experiment,
         manifest={"models": {"judges": panel.get("judges") or {}}},
     )
 
@@ -55,7 +51,7 @@ def served_warnings(manifest: Mapping[str, Any], panels: Mapping[str, Any]) -> l
 
 
 def compare_panels(
-    run_dir: Path,
+    files: RunFiles,
     frames: Mapping[str, RunFrames],
     results: Mapping[str, Mapping[str, Any]],
     *,
@@ -65,19 +61,20 @@ def compare_panels(
 ) -> dict[str, Any]:
     """The run's panels compared on the main arm under the ``baseline`` treatment: paired
     differences (one weighted Holm over all), rank intervals, and the leaderboard (one row per
-    panel, ranked by the largest primary identity effect, with its rank interval beside it)."""
+    panel, ranked by the largest primary identity effect, with its rank interval beside it);
+    each panel's row takes its share of the run folder's ``files``."""
     main = {name: panel.where(arm="main", treatment=baseline) for name, panel in frames.items()}
     comparison = panel_differences(main, alpha=alpha, confidence=confidence)
     ranks = panel_ranks(main, confidence=confidence)
     rows = [
-        {**leaderboard_row(_panel_inputs(run_dir, name, results[name])), "panel": name}
+        {**leaderboard_row(_panel_inputs(files, name, results[name])), "panel": name}
         for name in frames
     ]
     leaderboard = ranked_rows(rows, "identity_effect")
     for row in leaderboard:
         rank = ranks.get(row["panel"])
         row["rank_interval"] = rank.model_dump(mode="json") if rank is not None else None
-    manifest = read_json(run_dir / MANIFEST_FILE) or {}
+    manifest = files.manifest or {}
     block = PanelComparisonBlock(
         panels=list(frames),
         summary=panel_summary(comparison, ranks),

@@ -1,8 +1,9 @@
 """results.json of a judge-panel run: the analysis of its store, arm by arm and treatment by
 treatment.
 
-The analysis reads only the store (and the resolved config for the treatments' order), so
-``fairpanel report`` re-derives the same results from a finished or half-finished run folder.
+The analysis reads only the store (and the resolved config, read once as ``RunFiles``, for the
+treatments' and panels' order), so ``fairpanel report`` re-derives the same results from a
+finished or half-finished run folder.
 Each control arm is analysed exactly as the main arm is, and its own headline is what the
 control block reports. A treatment's effect on bias is the treatment x label interaction
 against the baseline treatment (the difference of the paired effects, matched by scenario),
@@ -29,8 +30,8 @@ from fairpanel.analysis import (
     treatment_interactions,
 )
 from fairpanel.judging.store import (
-    RESOLVED_CONFIG_FILE,
     STORE_FILE,
+    RunFiles,
     RunFrames,
     Store,
     injection_robustness,
@@ -39,7 +40,7 @@ from fairpanel.judging.store import (
     response_warnings,
 )
 from fairpanel.run_folder._bias_results import panel_profiles, self_preference_rows
-from fairpanel.run_folder._folder import RESULTS_FILE, read_json
+from fairpanel.run_folder._folder import RESULTS_FILE
 from fairpanel.run_folder._panel_comparison import compare_panels
 from fairpanel.run_folder._part_pool import run_parts
 
@@ -55,19 +56,9 @@ def _configured_first(configured: list[str], found: list[str]) -> list[str]:
     return ordered + [name for name in found if name not in ordered]
 
 
-def _treatment_order(run_dir: Path, found: list[str]) -> list[str]:
+def _treatment_order(files: RunFiles, found: list[str]) -> list[str]:
     """Treatments in the experiment's order (the first is the baseline), then any others."""
-    resolved = read_json(run_dir / RESOLVED_CONFIG_FILE)
-    configured = [t["name"] for t in resolved.get("treatments", [])] if resolved else []
-    return _configured_first(configured, found) or ["none"]
-
-
-def _panel_order(run_dir: Path, found: list[str]) -> list[str]:
-    """Panels in the experiment's order (the first leads results.json and is panel a of every
-    comparison), then any others the store holds."""
-    resolved = read_json(run_dir / RESOLVED_CONFIG_FILE) or {}
-    configured = list(resolved.get("panels") or {}) or list(resolved.get("panel_models") or [])
-    return _configured_first(configured, found)
+    return _configured_first(files.treatments, found) or ["none"]
 
 
 def _parts(frames: RunFrames) -> dict[str, ReportPart]:
@@ -126,7 +117,7 @@ def _treatment_effects(
 
 
 def _panel_block(
-    run_dir: Path,
+    files: RunFiles,
     frames: RunFrames,
     robustness: dict[str, Any],
     warnings: list[str],
@@ -134,7 +125,7 @@ def _panel_block(
 ) -> RunResults:
     """One panel's results: its main arm under the baseline treatment, the other treatments
     and their interactions, its control arms and their own headlines."""
-    treatments = _treatment_order(run_dir, frames.values("treatment"))
+    treatments = _treatment_order(files, frames.values("treatment"))
     arms = frames.values("arm")
     # Each subset is taken once, straight from the frames (a million-turn run's frames are
     # copied on every ``where``).
@@ -173,13 +164,17 @@ def _panel_block(
     )
 
 
-def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
-    """Analyse a run folder's store (what results.json holds). Pass the store's ``frames``
-    when the caller already loaded them (for the report), to read them once.
+def panel_results(
+    run_dir: Path, frames: RunFrames | None = None, files: RunFiles | None = None
+) -> dict[str, Any]:
+    """Analyse a run folder's store (what results.json holds). Pass the store's ``frames`` and
+    the folder's ``files`` when the caller already read them (for the report), to read them
+    once.
 
     A run that compares panels gets each panel analysed on its own trials (``panels``), the
     first panel's blocks at the top (so a reader of one-panel files reads it unchanged), and
     the comparison of the panels on the same trials (``panel_comparison``)."""
+    files = files if files is not None else RunFiles.read(run_dir)
     store = Store(run_dir / STORE_FILE)
     try:
         frames = frames if frames is not None else load_frames(store)
@@ -189,13 +184,16 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     finally:
         store.close()
     profiles = panel_profiles(manipulated, alpha=ALPHA, confidence=CONFIDENCE)
-    names = _panel_order(run_dir, frames.values("panel")) if "panel" in frames.turns.columns else []
+    # Panels in the experiment's order (the first leads results.json and is panel a of every
+    # comparison), then any others the store holds.
+    found = frames.values("panel") if "panel" in frames.turns.columns else []
+    names = _configured_first(files.panels, found)
     if len(names) <= 1:
         profile = next(iter(profiles.values()), [])
-        return _panel_block(run_dir, frames, robustness, warnings, profile).to_json()
+        return _panel_block(files, frames, robustness, warnings, profile).to_json()
     by_panel = {name: frames.where(panel=name) for name in names}
     blocks = {
-        name: _panel_block(run_dir, panel_frames, robustness, warnings, profiles.get(name))
+        name: _panel_block(files, panel_frames, robustness, warnings, profiles.get(name))
         for name, panel_frames in by_panel.items()
     }
     first = blocks[names[0]]
@@ -206,22 +204,25 @@ def panel_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, A
     )
     results["panels"] = {name: block.to_json() for name, block in blocks.items()}
     results["panel_comparison"] = compare_panels(
-        run_dir,
+        files,
         by_panel,
         results["panels"],
         baseline=results["design"]["treatments"][0],
         alpha=ALPHA,
         confidence=CONFIDENCE,
     )
-    contrasts = self_preference_rows(run_dir, manipulated, alpha=ALPHA, confidence=CONFIDENCE)
+    contrasts = self_preference_rows(files, manipulated, alpha=ALPHA, confidence=CONFIDENCE)
     if contrasts:
         results["self_preference"] = [row.model_dump() for row in contrasts]
     return results
 
 
-def write_results(run_dir: Path, frames: RunFrames | None = None) -> dict[str, Any]:
-    """Analyse a run folder's store and write ``results.json`` beside it."""
-    results = panel_results(run_dir, frames)
+def write_results(
+    run_dir: Path, frames: RunFrames | None = None, files: RunFiles | None = None
+) -> dict[str, Any]:
+    """Analyse a run folder's store and write ``results.json`` beside it (``frames`` and
+    ``files`` as ``panel_results`` takes them)."""
+    results = panel_results(run_dir, frames, files)
     (run_dir / RESULTS_FILE).write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )

@@ -5,14 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairpanel.judging.store import STORE_FILE, Store, read_transcripts
+from fairpanel.judging.store import STORE_FILE, RunFiles, Store, read_transcripts
 from fairpanel.report import REPORT_FILE, TRANSCRIPTS_FILE, transcripts_page
-from fairpanel.run_folder._folder import (
-    SUMMARY_FILE,
-    BadRunFolderError,
-    read_json,
-    require_run_folder,
-)
+from fairpanel.run_folder._folder import BadRunFolderError, require_run_folder
 
 __all__ = ["write_transcripts"]
 
@@ -33,8 +28,8 @@ def write_transcripts(run_dir: Path, out: Path | None = None) -> tuple[Path, int
             "finished a trial yet)"
         )
     path = out or run_dir / TRANSCRIPTS_FILE
-    summary = read_json(run_dir / SUMMARY_FILE)
-    name = str(summary.get("name") or run_dir.name) if isinstance(summary, dict) else run_dir.name
+    summary = RunFiles.read(run_dir).summary
+    name = str(summary.get("name") or run_dir.name) if summary is not None else run_dir.name
     report = run_dir / REPORT_FILE
     link = None
     if report.is_file():

@@ -2,8 +2,9 @@
 
 The store (calls, responses, trials, turns, batches, study items; schema and migrations), the
 frames the analysis reads (``load_frames``, each unit counted once), the manipulated and injected
-twins' frames, transcripts, the flat export, what the servers said they ran and the run folder's
-provenance files. The report and the viewer import this and never the engine (the run side).
+twins' frames, transcripts, the flat export, what the servers said they ran, and the run folder's
+JSON files (provenance, summary), read once by ``RunFiles`` for every step of a report. The
+report and the viewer import this and never the engine (the run side).
 """
 
 from fairpanel.judging.store._export import (
@@ -35,6 +36,12 @@ from fairpanel.judging.store._provenance import (
     RESOLVED_CONFIG_FILE,
     environment,
     write_provenance,
+)
+from fairpanel.judging.store._run_files import (
+    SUMMARY_FILE,
+    BadRunFolderError,
+    RunFiles,
+    read_run_json,
 )
 from fairpanel.judging.store._served import (
     ServedModel,
@@ -79,10 +86,13 @@ __all__ = [
     "SCORE_FRAME_COLUMNS",
     "STORE_FILE",
     "STORE_SCHEMA_VERSION",
+    "SUMMARY_FILE",
     "TURN_FRAME_COLUMNS",
     "VERDICT_FRAME_COLUMNS",
+    "BadRunFolderError",
     "ExportColumn",
     "ExportFormat",
+    "RunFiles",
     "RunFrames",
     "ServedModel",
     "ServedValue",
@@ -100,6 +110,7 @@ __all__ = [
     "packed_codes",
     "packed_numbers",
     "read_export",
+    "read_run_json",
     "read_transcripts",
     "record_served",
     "report_similar_responses",

@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fairpanel.judging.store import STORE_FILE, Store
+from fairpanel.judging.store import STORE_FILE, RunFiles, Store
 from fairpanel.report import StudyReportInputs, render_study_report, write_report_html
-from fairpanel.studies._load import RESOLVED_CONFIG_FILE, config_from_run
+from fairpanel.studies._load import config_from_run
 from fairpanel.studies.label_bias._report import label_bias_report
 from fairpanel.studies.label_bias._stats import LabelOutcome, label_bias_view
 from fairpanel.studies.label_bias._views import LEVELS, label_bias_tables, verdict_outcome
@@ -49,15 +49,6 @@ def _final_turns(store: Store) -> dict[str, list[dict[str, Any]]]:
     for (trial_key, _), turn in last.items():
         finals[trial_key].append(turn["parsed"])
     return finals
-
-
-def _baseline(run_dir: Path) -> str:
-    resolved = run_dir / RESOLVED_CONFIG_FILE
-    if resolved.is_file():
-        treatments = json.loads(resolved.read_text(encoding="utf-8")).get("treatments") or []
-        if treatments:
-            return str(treatments[0]["name"])
-    return "none"
 
 
 def _levels(parsed: list[dict[str, Any]], candidate: str | None) -> list[str]:
@@ -178,13 +169,19 @@ def _label_space(name: str, outcomes: list[LabelOutcome]) -> list[str]:
     return list(outcomes[0].probs)
 
 
-def label_bias_of_run(run_dir: Path, calibration: Calibration = "renormalise") -> dict[str, Any]:
-    """The label-bias views of a stored run (raises ValueError for runs it does not cover)."""
-    config = config_from_run(run_dir)
+def label_bias_of_run(
+    run_dir: Path, calibration: Calibration = "renormalise", files: RunFiles | None = None
+) -> dict[str, Any]:
+    """The label-bias views of a stored run (raises ValueError for runs it does not cover);
+    ``files`` are the folder's JSON files when the caller already read them."""
+    files = files if files is not None else RunFiles.read(run_dir)
+    config = config_from_run(files)
+    # The baseline treatment: the first the experiment names.
+    baseline = files.treatments[0] if files.treatments else "none"
     store = Store(run_dir / STORE_FILE)
     try:
         if config is None:
-            source, found = "judge panel", list(_panel_outcomes(store, _baseline(run_dir)))
+            source, found = "judge panel", list(_panel_outcomes(store, baseline))
         elif config.study == "award-audit":
             source, found = "award audit", list(_award_outcomes(store))
         elif config.study == "bscore":
@@ -221,26 +218,27 @@ def label_bias_of_run(run_dir: Path, calibration: Calibration = "renormalise") -
     }
 
 
-def write_label_bias(run_dir: Path, calibration: Calibration = "renormalise") -> dict[str, Any]:
+def write_label_bias(
+    run_dir: Path, calibration: Calibration = "renormalise", files: RunFiles | None = None
+) -> dict[str, Any]:
     """The label-bias views of a stored run, also written to RUN_DIR/label_bias.json."""
-    results = label_bias_of_run(run_dir, calibration)
+    results = label_bias_of_run(run_dir, calibration, files)
     (run_dir / LABEL_BIAS_FILE).write_text(
         json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     return results
 
 
-def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def write_label_bias_report(run_dir: Path, results: dict[str, Any]) -> Path:
+def write_label_bias_report(
+    run_dir: Path, results: dict[str, Any], files: RunFiles | None = None
+) -> Path:
     """RUN_DIR/label_bias.html: the label-bias study's page over ``results`` (what
-    ``label_bias_of_run`` returned), with the run's own summary, manifest and config."""
-    summary = _read_json(run_dir / "summary.json")
-    experiment = _read_json(run_dir / RESOLVED_CONFIG_FILE)
-    unit = "trials" if isinstance(summary, dict) and "trials_ok" in summary else "items"
-    counts = summary if isinstance(summary, dict) else {}
+    ``label_bias_of_run`` returned), with the run's own summary, manifest and config (from
+    ``files`` when the caller already read them)."""
+    files = files if files is not None else RunFiles.read(run_dir)
+    summary = files.summary
+    unit = "trials" if summary is not None and "trials_ok" in summary else "items"
+    counts = summary or {}
     page_results = {
         **results,
         "study": "label-bias",
@@ -249,15 +247,14 @@ def write_label_bias_report(run_dir: Path, results: dict[str, Any]) -> Path:
             "failed": counts.get(f"{unit}_failed", 0),
         },
     }
-    name = experiment.get("name") if isinstance(experiment, dict) else None
     html = render_study_report(
         StudyReportInputs(
             results=page_results,
             page=label_bias_report(page_results),
-            run_name=f"label bias of {name or run_dir.name}",
+            run_name=f"label bias of {files.name or run_dir.name}",
             summary=summary,
-            manifest=_read_json(run_dir / "manifest.json"),
-            experiment=experiment,
+            manifest=files.manifest,
+            experiment=files.experiment,
             generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             unit=unit,
             results_file=LABEL_BIAS_FILE,
