@@ -25,7 +25,7 @@ from fairpanel.agents import (
     ModelRequest,
     ModelSpec,
 )
-from fairpanel.judging.engine import Store
+from fairpanel.judging.store import Store
 
 Fake = FakeOpenAIBatchServer | FakeAnthropicBatchServer
 FAST = BatchSettings(poll_s=0.01, max_poll_s=0.02, flush_s=0.05, max_item_retries=1)
