@@ -28,6 +28,7 @@ from fairpanel.agents import (
     ModelRequest,
     ModelSpec,
     Sampling,
+    SdkTarget,
     endpoint_of,
 )
 from fairpanel.judging import PairJudgment, output_schema, parse_judgment
@@ -180,16 +181,16 @@ async def test_sampling_sent_through_extra_body_and_the_rest_reported(
 
 
 def test_unsupported_reports_seed_and_merges_spec_sampling() -> None:
-    client = AnthropicClient(
+    target = SdkTarget(
         model_id=MODEL,
         model_name="claude-haiku-4-5",
         endpoint="https://api.anthropic.com",
         base_url=None,
         api_key=SECRET,
-        structured_output=True,
         timeout_s=5,
         max_retries=0,
     )
+    client = AnthropicClient(target, structured_output=True)
     assert client.unsupported(Sampling(seed=1, max_tokens=10)) == ["seed"]
     assert client.unsupported(Sampling(temperature=0.7, max_tokens=10)) == []
     registry = ModelRegistry()
