@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from fairpanel.agents._batch_api import BatchApi, BatchItemResult, BatchSettings, BatchStatus
 from fairpanel.agents._calls import CallCache
-from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest
+from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, NamedClient
 
 __all__ = ["BatchCollector", "BatchDispatcher", "BatchLedger", "BatchStats", "OpenBatch"]
 
@@ -295,21 +295,13 @@ class BatchDispatcher:
             future.set_exception(error)
 
 
-class BatchCollector:
+class BatchCollector(NamedClient):
     """The client a batch-mode model's callers see: same model id and endpoint as its online
     client (so request keys, and the cache, are shared with online mode)."""
 
     def __init__(self, dispatcher: BatchDispatcher, *, model_id: str, endpoint: str) -> None:
+        super().__init__(model_id=model_id, endpoint=endpoint)
         self._dispatcher = dispatcher
-        self._model_id, self._endpoint = model_id, endpoint
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         return await self.complete_as(request, "batch")

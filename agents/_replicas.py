@@ -35,6 +35,7 @@ from fairpanel.agents._types import (
     ModelClient,
     ModelReply,
     ModelRequest,
+    NamedClient,
     Sampling,
 )
 
@@ -250,7 +251,7 @@ class ReplicaSet:
         return self._homes.get(route_key)
 
 
-class ReplicaClient:
+class ReplicaClient(NamedClient):
     """A ``ModelClient`` for one spec over a ``ReplicaSet``: one limited client per replica.
 
     ``endpoint`` names the whole set (never the replica that answered), so the request key,
@@ -265,20 +266,11 @@ class ReplicaClient:
         replicas: Sequence[LimitedClient],
         replica_set: ReplicaSet,
     ) -> None:
-        self._model_id = model_id
-        self._endpoint = endpoint
+        super().__init__(model_id=model_id, endpoint=endpoint)
         self._replicas = tuple(replicas)
         self._set = replica_set
         for index, client in enumerate(self._replicas):
             replica_set.capacity[index] = client.state.limits.max_in_flight
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
 
     @property
     def replicas(self) -> tuple[LimitedClient, ...]:

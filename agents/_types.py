@@ -21,6 +21,7 @@ __all__ = [
     "ModelClient",
     "ModelReply",
     "ModelRequest",
+    "NamedClient",
     "Sampling",
     "SamplingReport",
     "Usage",
@@ -170,6 +171,24 @@ class ModelClient(Protocol):
     async def complete(self, request: ModelRequest) -> ModelReply: ...
 
     async def aclose(self) -> None: ...
+
+
+class NamedClient:
+    """The model id and endpoint of a client that is given both when it is made (a provider's
+    own client, the replica set's, the batch collector) rather than asking another client.
+    Both name every request key, so the cache is shared by whatever answers under them."""
+
+    def __init__(self, *, model_id: str, endpoint: str) -> None:
+        self._model_id = model_id
+        self._endpoint = endpoint
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
 
 
 @runtime_checkable

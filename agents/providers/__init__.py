@@ -13,12 +13,14 @@ from fairpanel.agents.providers._local import (
     smollm2_weights,
 )
 from fairpanel.agents.providers._mock import MockClient, mock_reply
+from fairpanel.agents.providers._sdk import SdkTarget
 
 __all__ = [
     "AnthropicClient",
     "LocalModelServer",
     "LocalModelUnavailableError",
     "MockClient",
+    "SdkTarget",
     "local_threads",
     "mock_reply",
     "smollm2_weights",

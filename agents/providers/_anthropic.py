@@ -29,19 +29,19 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the SDK is imported when a client is made: a run without one never pays
+    from anthropic import AsyncAnthropic
     from anthropic.types import MessageParam, TextBlockParam, ToolChoiceToolParam, ToolParam
 
 from fairpanel.agents._batch_api import BatchApi
-from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun
-from fairpanel.agents._quota import QuotaReading, quota_from_headers
 from fairpanel.agents._spec import ModelSpec
-from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
 from fairpanel.agents.providers._anthropic_batch import AnthropicBatchApi
-from fairpanel.agents.providers._served import served_of
+from fairpanel.agents.providers._sdk import SdkClient, SdkErrors, SdkTarget
 
 __all__ = [
     "ANTHROPIC_URL",
@@ -53,7 +53,6 @@ __all__ = [
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
-_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _FALLBACK_TOOL = "record_answer"
 
@@ -136,7 +135,7 @@ def answer_tool(response_schema: dict[str, Any]) -> ToolParam:
     }
 
 
-class AnthropicClient:
+class AnthropicClient(SdkClient):
     """``anthropic/<model>``: one Messages API call per request.
 
     Structured output uses forced tool use: a single tool whose ``input_schema`` is the answer
@@ -148,78 +147,40 @@ class AnthropicClient:
     ``structured_output: false`` no tool is sent and the answer is the model's text.
     """
 
-    def __init__(
-        self,
-        *,
-        model_id: str,
-        model_name: str,
-        endpoint: str,
-        base_url: str | None,
-        api_key: str,
-        structured_output: bool,
-        timeout_s: float,
-        max_retries: int = 0,
-    ) -> None:
-        """``max_retries`` is the SDK's own retrying, off by default: the registry wraps this
-        client in a ``LimitedClient`` that retries with the endpoint's shared pacing."""
-        self._model_id = model_id
-        self._model_name = model_name
-        self._endpoint = endpoint
-        self._api_key = api_key
-        self._structured_output = structured_output
-        # base_url is always explicit, so ANTHROPIC_BASE_URL cannot send requests somewhere
-        # other than the endpoint named in the cache keys.
+    _client: AsyncAnthropic
+
+    def __init__(self, target: SdkTarget, *, structured_output: bool) -> None:
         import anthropic
 
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url or ANTHROPIC_URL,
-            timeout=timeout_s,
-            max_retries=max_retries,
+        super().__init__(
+            target,
+            # base_url is always explicit, so ANTHROPIC_BASE_URL cannot send requests
+            # somewhere other than the endpoint named in the cache keys.
+            client=anthropic.AsyncAnthropic(**target.client_args(ANTHROPIC_URL)),
+            errors=SdkErrors(
+                sdk=anthropic,
+                base_error=anthropic.AnthropicError,
+                detail=lambda exc: _error_detail(exc.body),
+                retry_any_5xx=True,
+            ),
         )
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
+        self._structured_output = structured_output
 
     def unsupported(self, sampling: Sampling) -> list[str]:
         return anthropic_unsupported(sampling)
-
-    def _fail(
-        self,
-        detail: str,
-        *,
-        retryable: bool,
-        retry_after: float | None = None,
-        status: int | None = None,
-        quota: QuotaReading | None = None,
-    ) -> ModelCallError:
-        """An error naming the model; the key is scrubbed in case a server echoed it."""
-        message = f"{self._model_id}: {detail}"
-        if self._api_key:
-            message = message.replace(self._api_key, "[redacted]")
-        return ModelCallError(
-            message, retryable=retryable, retry_after=retry_after, status=status, quota=quota
-        )
 
     def _tool(self, request: ModelRequest) -> ToolParam | None:
         if request.response_schema is not None and self._structured_output:
             return answer_tool(request.response_schema)
         return None
 
-    def message_params(self, request: ModelRequest) -> dict[str, Any]:
-        """The Messages body of ``request`` as ``complete`` sends it (a batch item's
-        ``params``)."""
-        tool = self._tool(request)
+    def _sdk_params(self, request: ModelRequest, tool: ToolParam | None) -> dict[str, Any]:
+        """The Messages body of ``request`` but its sampling settings, which the SDK's
+        ``create`` no longer takes as arguments (see module doc)."""
         params: dict[str, Any] = {
             "model": self._model_name,
             "max_tokens": request.sampling.max_tokens or DEFAULT_MAX_TOKENS,
             "messages": conversation(request),
-            **_sampling_body(request.sampling),
         }
         if system := system_blocks(request):
             params["system"] = system
@@ -228,60 +189,45 @@ class AnthropicClient:
             params["tool_choice"] = _force(tool)
         return params
 
+    def message_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The Messages body of ``request`` as ``complete`` sends it (a batch item's
+        ``params``)."""
+        params = self._sdk_params(request, self._tool(request))
+        return {**params, **_sampling_body(request.sampling)}
+
     def reply_of(self, message: Any, request: ModelRequest) -> ModelReply:
         """A batch item's message as our reply (as ``complete`` reads an online one)."""
-        return ModelReply(
-            text=self._text_of(message, self._tool(request)),
-            usage=_usage_of(message),
-            finish_reason=getattr(message, "stop_reason", None),
-            served_model=getattr(message, "model", None) or None,
-        )
+        return self._reply_of(message, self._tool(request))
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        import anthropic  # loaded by __init__; a lookup in sys.modules
-
         tool = self._tool(request)
-        system = system_blocks(request)
-        extra_body = _sampling_body(request.sampling)
         started = time.perf_counter()
-        try:
+        with self.calling():
             raw = await self._client.messages.with_raw_response.create(
-                model=self._model_name,
-                max_tokens=request.sampling.max_tokens or DEFAULT_MAX_TOKENS,
-                messages=conversation(request),
-                system=system if system else anthropic.omit,
-                tools=[tool] if tool is not None else anthropic.omit,
-                tool_choice=_force(tool) if tool is not None else anthropic.omit,
-                extra_body=extra_body or None,
+                **self._sdk_params(request, tool),
+                extra_body=_sampling_body(request.sampling) or None,
             )
             message = await raw.parse()
-        except anthropic.APIStatusError as exc:
-            raise self._fail(
-                f"HTTP {exc.status_code}: {_error_detail(exc.body)}",
-                retryable=exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500,
-                retry_after=retry_after_from_headers(exc.response.headers),
-                status=exc.status_code,
-                quota=quota_from_headers(exc.response.headers),
-            ) from exc
-        except anthropic.APIConnectionError as exc:  # includes APITimeoutError
-            raise self._fail(type(exc).__name__, retryable=True) from exc
-        except (anthropic.APIError, ValueError, TypeError, AttributeError, KeyError) as exc:
-            # The SDK lets a 200 whose body is not JSON escape as json.JSONDecodeError.
-            raise self._fail(
-                f"unusable response ({type(exc).__name__}: {exc})", retryable=True
-            ) from exc
-        except anthropic.AnthropicError as exc:
-            raise self._fail(f"{type(exc).__name__}: {exc}", retryable=False) from exc
-        text = self._text_of(message, tool)
-        served_model, fingerprint = served_of(getattr(message, "model", None), None, raw.headers)
-        return ModelReply(
-            text=text,
+        return self._reply_of(message, tool, headers=raw.headers, started=started)
+
+    def _reply_of(
+        self,
+        message: Any,
+        tool: ToolParam | None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        started: float | None = None,
+    ) -> ModelReply:
+        """The Messages API has no fingerprint field: the only one there can be is a version
+        header (see ``_served``)."""
+        return self.reply(
+            text=self._text_of(message, tool),
             usage=_usage_of(message),
-            finish_reason=message.stop_reason,
-            latency_s=time.perf_counter() - started,
-            served_model=served_model,
-            fingerprint=fingerprint,
-            quota=quota_from_headers(raw.headers),
+            finish_reason=getattr(message, "stop_reason", None),
+            model=getattr(message, "model", None),
+            fingerprint=None,
+            headers=headers,
+            started=started,
         )
 
     def _text_of(self, message: Any, tool: ToolParam | None) -> str:
@@ -293,7 +239,7 @@ class AnthropicClient:
         """
         content = getattr(message, "content", None)
         if not isinstance(content, list):
-            raise self._fail("reply had no content list", retryable=True)
+            raise self.failure("reply had no content list", retryable=True)
         if tool is not None:
             for block in content:
                 if getattr(block, "type", None) == "tool_use" and block.name == tool["name"]:
@@ -303,9 +249,6 @@ class AnthropicClient:
             for block in content
             if getattr(block, "type", None) == "text" and isinstance(block.text, str)
         )
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
 
 def _error_detail(body: object) -> str:
@@ -342,15 +285,10 @@ def _endpoint(spec: ModelSpec) -> str:
 
 
 def _create(spec: ModelSpec, run: ProviderRun) -> AnthropicClient:
-    return AnthropicClient(
-        model_id=spec.id,
-        model_name=spec.model_name,
-        endpoint=_endpoint(spec),
-        base_url=spec.base_url,
-        api_key=run.api_key(spec),
-        structured_output=spec.structured_output is not False,
-        timeout_s=spec.timeout_s,
+    target = SdkTarget.of(
+        spec, endpoint=_endpoint(spec), base_url=spec.base_url, api_key=run.api_key(spec)
     )
+    return AnthropicClient(target, structured_output=spec.structured_output is not False)
 
 
 def _create_batch(spec: ModelSpec, run: ProviderRun) -> BatchApi:

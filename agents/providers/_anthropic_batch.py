@@ -23,12 +23,11 @@ from fairpanel.agents._batch_api import (
 )
 from fairpanel.agents._types import ModelCallError, ModelRequest, canonical_json
 
-if TYPE_CHECKING:  # the SDK is imported when a batch client is made
+if TYPE_CHECKING:  # _anthropic imports this module
     from fairpanel.agents.providers._anthropic import AnthropicClient
 
 __all__ = ["AnthropicBatchApi"]
 
-_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 _RETRYABLE_ERRORS = frozenset({"api_error", "overloaded_error", "rate_limit_error"})
 
 
@@ -55,19 +54,9 @@ class AnthropicBatchApi:
         return openai_batch_line(key, chat_body(request, self._model_name))
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
-        import anthropic  # loaded by __init__; a lookup in sys.modules
-
         requests = [json.loads(line) for line in lines]
-        try:
+        with self._online.errors.submitting():
             batch = await self._client.messages.batches.create(requests=requests)
-        except anthropic.APIStatusError as exc:
-            raise ModelCallError(
-                f"batch refused: HTTP {exc.status_code}",
-                retryable=exc.status_code in _RETRYABLE_STATUS,
-                status=exc.status_code,
-            ) from exc
-        except anthropic.APIError as exc:
-            raise ModelCallError(f"batch not sent: {type(exc).__name__}", retryable=True) from exc
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:

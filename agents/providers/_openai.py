@@ -19,22 +19,21 @@ endpoint's pacing reads (see ``_quota``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
 if TYPE_CHECKING:  # the SDK is imported when a client is made: a run without one never pays
+    from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletionMessageParam
 
 from fairpanel.agents._batch_api import BatchApi
-from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._provider import Provider, ProviderRun, nothing_unsupported
-from fairpanel.agents._quota import quota_from_headers
 from fairpanel.agents._spec import ModelSpec
-from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Sampling, Usage
+from fairpanel.agents._types import ModelReply, ModelRequest, Sampling, Usage
 from fairpanel.agents.providers._openai_batch import OpenAIBatchApi
-from fairpanel.agents.providers._served import served_of
+from fairpanel.agents.providers._sdk import SdkClient, SdkErrors, SdkTarget
 
 __all__ = [
     "OPENAI_URL",
@@ -46,8 +45,6 @@ __all__ = [
 ]
 
 OPENAI_URL = "https://api.openai.com/v1"
-
-_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 
 def _wire_messages(request: ModelRequest) -> list[ChatCompletionMessageParam]:
@@ -79,44 +76,31 @@ def _strip_unsupported(schema: Any) -> Any:
     return schema
 
 
-class OpenAIClient:
+class OpenAIClient(SdkClient):
     """Chat completions against api.openai.com or any server speaking its wire format."""
+
+    _client: AsyncOpenAI
 
     def __init__(
         self,
+        target: SdkTarget,
         *,
-        model_id: str,
-        model_name: str,
-        endpoint: str,
-        base_url: str | None,
-        api_key: str,
         structured_output: bool,
         strict_schema: bool,
         max_tokens_field: str,
-        timeout_s: float,
-        max_retries: int = 0,
     ) -> None:
-        """``max_retries`` is the SDK's own retrying, off by default: the registry wraps this
-        client in a ``LimitedClient`` that retries with the endpoint's shared pacing."""
-        self._model_id = model_id
-        self._endpoint = endpoint
+        import openai
+
+        super().__init__(
+            target,
+            client=openai.AsyncOpenAI(**target.client_args()),
+            errors=SdkErrors(
+                sdk=openai, base_error=openai.OpenAIError, detail=lambda exc: str(exc.message)
+            ),
+        )
         self._structured_output = structured_output
         self._strict_schema = strict_schema
         self._max_tokens_field = max_tokens_field
-        self._model_name = model_name
-        import openai
-
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
-        )
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
 
     def unsupported(self, sampling: Sampling) -> list[str]:
         """Chat Completions takes temperature, top_p, seed and a token limit alike."""
@@ -154,31 +138,27 @@ class OpenAIClient:
         }
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        import openai  # loaded by __init__; a lookup in sys.modules
-
         started = time.perf_counter()
-        try:
+        with self.calling():
             # cast_to=httpx.Response: the SDK hands back the HTTP response itself (newer SDKs
             # their httpx2 twin of it, with the same ``headers`` and ``json``).
             response = await self._client.post(
                 "/chat/completions", body=self.chat_body(request), cast_to=httpx.Response
             )
             completion = response.json()
-        except openai.APIStatusError as exc:
-            raise ModelCallError(
-                f"{self._model_id}: HTTP {exc.status_code}: {exc.message}",
-                retryable=exc.status_code in _RETRYABLE_STATUS,
-                retry_after=retry_after_from_headers(exc.response.headers),
-                status=exc.status_code,
-                quota=quota_from_headers(exc.response.headers),
-            ) from exc
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            raise ModelCallError(f"{self._model_id}: {type(exc).__name__}", retryable=True) from exc
-        except (openai.APIError, ValueError, TypeError, AttributeError, KeyError) as exc:
-            raise ModelCallError(
-                f"{self._model_id}: unusable response ({type(exc).__name__}: {exc})",
-                retryable=True,
-            ) from exc
+        return self.reply_of(completion, headers=response.headers, started=started)
+
+    def reply_of(
+        self,
+        completion: Any,
+        *,
+        headers: Mapping[str, str] | None = None,
+        started: float | None = None,
+    ) -> ModelReply:
+        """A chat completion body as our reply: an online call's, with its ``headers`` and
+        start time, or a batch output line's ``response.body``, which has neither. Read as
+        JSON, not as the SDK's typed ``ChatCompletion``, which costs CPU and rejects what
+        OpenAI-compatible servers vary (a ``finish_reason`` of their own)."""
         try:
             choice = completion["choices"][0]
             content = choice["message"].get("content")
@@ -186,15 +166,10 @@ class OpenAIClient:
             prompt_tokens = usage.get("prompt_tokens") or 0
             completion_tokens = usage.get("completion_tokens") or 0
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
-            raise ModelCallError(
-                f"{self._model_id}: unusable response ({type(exc).__name__})", retryable=True
-            ) from exc
+            raise self.failure(f"unusable response ({type(exc).__name__})", retryable=True) from exc
         if not isinstance(content, str):
-            raise ModelCallError(f"{self._model_id}: reply had no text content", retryable=True)
-        served_model, fingerprint = served_of(
-            completion.get("model"), completion.get("system_fingerprint"), response.headers
-        )
-        return ModelReply(
+            raise self.failure("reply had no text content", retryable=True)
+        return self.reply(
             text=content,
             usage=Usage(
                 prompt_tokens=prompt_tokens,
@@ -202,14 +177,11 @@ class OpenAIClient:
                 cached_tokens=cached_tokens_of(usage),
             ),
             finish_reason=str(choice.get("finish_reason")),
-            latency_s=time.perf_counter() - started,
-            served_model=served_model,
-            fingerprint=fingerprint,
-            quota=quota_from_headers(response.headers),
+            model=completion.get("model"),
+            fingerprint=completion.get("system_fingerprint"),
+            headers=headers,
+            started=started,
         )
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
 
 def _endpoint(spec: ModelSpec) -> str:
@@ -231,15 +203,10 @@ def openai_format_client(
     leaves it unset (off for unknown servers, many of which ignore ``response_format``)."""
     structured = spec.structured_output
     return OpenAIClient(
-        model_id=spec.id,
-        model_name=spec.model_name,
-        endpoint=endpoint,
-        base_url=base_url,
-        api_key=api_key,
+        SdkTarget.of(spec, endpoint=endpoint, base_url=base_url, api_key=api_key),
         structured_output=structured_by_default if structured is None else structured,
         strict_schema=official,
         max_tokens_field="max_completion_tokens" if official else "max_tokens",
-        timeout_s=spec.timeout_s,
     )
 
 

@@ -15,72 +15,21 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fairpanel.agents._batch_api import BatchItemResult, BatchStatus, openai_batch_line
-from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, Usage
+from fairpanel.agents._types import ModelCallError, ModelRequest
 
-if TYPE_CHECKING:  # the SDK is imported when a batch client is made
-    from openai.types import CompletionUsage
-
+if TYPE_CHECKING:  # _openai imports this module
     from fairpanel.agents.providers._openai import OpenAIClient
 
 __all__ = ["OpenAIBatchApi"]
 
 _ENDED = frozenset({"completed", "expired", "cancelled", "failed"})
-_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 METADATA_KEY = "fairpanel_batch"
 
 
-def _cached_tokens(usage: CompletionUsage | None) -> int:
-    """As ``_openai.cached_tokens_of`` reads it from an online reply."""
-    details = usage.prompt_tokens_details if usage is not None else None
-    cached = details.cached_tokens if details is not None else None
-    return cached if isinstance(cached, int) and cached > 0 else 0
-
-
-def reply_of_body(body: dict[str, Any]) -> ModelReply:
-    """A chat completion body (one batch output line's ``response.body``) as our reply."""
-    from openai.types.chat import ChatCompletion
-
-    completion = ChatCompletion.model_validate(body)
-    choice = completion.choices[0]
-    usage = completion.usage
-    if not isinstance(choice.message.content, str):
-        raise ValueError("reply had no text content")
-    return ModelReply(
-        text=choice.message.content,
-        usage=Usage(
-            prompt_tokens=usage.prompt_tokens if usage is not None else 0,
-            completion_tokens=usage.completion_tokens if usage is not None else 0,
-            cached_tokens=_cached_tokens(usage),
-        ),
-        finish_reason=str(choice.finish_reason),
-        served_model=completion.model or None,
-        fingerprint=completion.system_fingerprint or None,
-    )
-
-
-def _item(line: dict[str, Any]) -> BatchItemResult:
-    """One line of the output or error file."""
-    error = line.get("error")
-    if error:
-        code = str(error.get("code") or "error")
-        return BatchItemResult(error=f"{code}: {error.get('message') or ''}".strip(": "))
-    response = line.get("response") or {}
-    status = int(response.get("status_code") or 0)
-    body = response.get("body") or {}
-    if status != 200:
-        detail = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
-        return BatchItemResult(
-            error=f"HTTP {status}: {detail or 'error'}", retryable=status in _RETRYABLE_STATUS
-        )
-    try:
-        return BatchItemResult(reply=reply_of_body(body))
-    except (ValueError, IndexError, TypeError) as exc:
-        return BatchItemResult(error=f"unusable response ({type(exc).__name__}: {exc})")
-
-
 class OpenAIBatchApi:
-    """The Batch API of one OpenAI(-format) model; lines are built by its online client, so
-    a batched request is byte for byte what the online call would send."""
+    """The Batch API of one OpenAI(-format) model; lines are built and replies read by its
+    online client, so a batched request is byte for byte what the online call would send, and
+    its reply reads as the online one would."""
 
     max_requests = 50_000
     max_bytes = 200 * 1024 * 1024
@@ -98,9 +47,7 @@ class OpenAIBatchApi:
         return self.wire_line(key, request)
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
-        import openai  # loaded by __init__; a lookup in sys.modules
-
-        try:
+        with self._online.errors.submitting():
             uploaded = await self._client.files.create(
                 file=(f"{local_id}.jsonl", b"".join(lines), "application/jsonl"), purpose="batch"
             )
@@ -110,14 +57,6 @@ class OpenAIBatchApi:
                 completion_window="24h",
                 metadata={METADATA_KEY: local_id},
             )
-        except openai.APIStatusError as exc:
-            raise ModelCallError(
-                f"batch refused: HTTP {exc.status_code}: {exc.message}",
-                retryable=exc.status_code in _RETRYABLE_STATUS,
-                status=exc.status_code,
-            ) from exc
-        except openai.APIError as exc:
-            raise ModelCallError(f"batch not sent: {type(exc).__name__}", retryable=True) from exc
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
@@ -140,8 +79,29 @@ class OpenAIBatchApi:
             for raw in content.text.splitlines():
                 if raw.strip():
                     line = json.loads(raw)
-                    found[str(line["custom_id"])] = _item(line)
+                    found[str(line["custom_id"])] = self._item(line)
         return found
+
+    def _item(self, line: dict[str, Any]) -> BatchItemResult:
+        """One line of the output or error file; a reply is read as the online client reads
+        one."""
+        error = line.get("error")
+        if error:
+            code = str(error.get("code") or "error")
+            return BatchItemResult(error=f"{code}: {error.get('message') or ''}".strip(": "))
+        response = line.get("response") or {}
+        status = int(response.get("status_code") or 0)
+        body = response.get("body") or {}
+        if status != 200:
+            detail = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
+            return BatchItemResult(
+                error=f"HTTP {status}: {detail or 'error'}",
+                retryable=self._online.errors.retryable(status),
+            )
+        try:
+            return BatchItemResult(reply=self._online.reply_of(body))
+        except ModelCallError as exc:
+            return BatchItemResult(error=str(exc))
 
     async def find(self, local_id: str) -> str | None:
         async for batch in self._client.batches.list(limit=100):

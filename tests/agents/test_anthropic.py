@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Cli, WriteExperiment, read_json
+from conftest import Cli, WriteExperiment
 from helpers.experiments import SAMPLING, panel_experiment
 from helpers.fakes import FakeAnthropicServer, Fault, ReplyFn
 from helpers.fakes._anthropic import _error
 from helpers.fakes._core import count_tokens
 from helpers.fakes._http import Reply, Request
 from helpers.judges import anthropic_judge_like as judge_like
+from helpers.runs import nowhere_in_run_folder, rerun_sends_no_requests, run
 
 from fairpanel.agents import (
     AnthropicClient,
@@ -28,6 +29,7 @@ from fairpanel.agents import (
     ModelRequest,
     ModelSpec,
     Sampling,
+    SdkTarget,
     endpoint_of,
 )
 from fairpanel.judging import PairJudgment, output_schema, parse_judgment
@@ -180,16 +182,16 @@ async def test_sampling_sent_through_extra_body_and_the_rest_reported(
 
 
 def test_unsupported_reports_seed_and_merges_spec_sampling() -> None:
-    client = AnthropicClient(
+    target = SdkTarget(
         model_id=MODEL,
         model_name="claude-haiku-4-5",
         endpoint="https://api.anthropic.com",
         base_url=None,
         api_key=SECRET,
-        structured_output=True,
         timeout_s=5,
         max_retries=0,
     )
+    client = AnthropicClient(target, structured_output=True)
     assert client.unsupported(Sampling(seed=1, max_tokens=10)) == ["seed"]
     assert client.unsupported(Sampling(temperature=0.7, max_tokens=10)) == []
     registry = ModelRegistry()
@@ -329,16 +331,13 @@ def test_panel_runs_against_anthropic_format_server(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with CachingFakeAnthropicServer(judge_like, api_key=SECRET) as server:
-        path = write_experiment(experiment(server.base_url))
-        out = tmp_path / "run"
-        result = cli("run", str(path), "--out", str(out))
-        assert result.exit_code == 0, result.output
-        summary = read_json(out / "summary.json")
+        finished = run(cli, write_experiment(experiment(server.base_url)), tmp_path / "run")
+        summary = finished.summary
         assert summary["calls_made"] == len(server.requests)  # every call over HTTP
         assert summary["trials_ok"] == summary["trials_total"] > 0
         assert any("'seed'" in w and w.startswith("judge ") for w in summary["warnings"])
         assert any("'top_p'" in w for w in summary["warnings"])
-        assert "does not take 'seed'" in result.output
+        assert "does not take 'seed'" in finished.output
         first_round = summary["tokens_by_role"]["judge:first"]
         assert first_round["prompt_tokens"] > 0
         assert first_round["cached_tokens"] > 0  # the later judges read the shared context
@@ -352,9 +351,5 @@ def test_panel_runs_against_anthropic_format_server(
             assert body["temperature"] == 0.3 and body["max_tokens"] == 150
             assert "top_p" not in body and "seed" not in body  # reported, not sent
         assert all(h["authorization"] == f"Bearer {SECRET}" for h in server.headers)
-        before = len(server.requests)
-        assert cli("run", str(path), "--out", str(out)).exit_code == 0
-        assert len(server.requests) == before
-    for file in out.rglob("*"):
-        if file.is_file():
-            assert SECRET.encode() not in file.read_bytes(), file
+        rerun_sends_no_requests(cli, finished, server.requests)
+    nowhere_in_run_folder(finished.out, SECRET)

@@ -12,6 +12,7 @@ from helpers.experiments import SAMPLING, panel_experiment
 from helpers.fakes import FakeOpenAIServer, Fault
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
+from helpers.runs import nowhere_in_run_folder, rerun_sends_no_requests, run
 
 from fairpanel.agents import (
     EndpointLimits,
@@ -52,11 +53,8 @@ def test_panel_runs_against_openai_format_server(
     cli: Cli, write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with FakeOpenAIServer(judge_like, api_key=SECRET) as server:
-        path = write_experiment(experiment(server.base_url))
-        out = tmp_path / "run"
-        result = cli("run", str(path), "--out", str(out))
-        assert result.exit_code == 0, result.output
-        summary = read_json(out / "summary.json")
+        finished = run(cli, write_experiment(experiment(server.base_url)), tmp_path / "run")
+        summary = finished.summary
         # 2 responses + 3 trials x 2 judges x 3 rounds, every one over HTTP.
         assert summary["calls_made"] == len(server.requests) == 2 + 3 * 2 * 3
         assert summary["trials_ok"] == summary["trials_total"] == 3
@@ -68,12 +66,8 @@ def test_panel_runs_against_openai_format_server(
             assert body["temperature"] == 0.3 and body["top_p"] == 0.9 and body["seed"] == 5
             assert body["max_tokens"] == 150
         assert all(h["authorization"] == f"Bearer {SECRET}" for h in server.headers)
-        before = len(server.requests)
-        assert cli("run", str(path), "--out", str(out)).exit_code == 0
-        assert len(server.requests) == before
-    for file in out.rglob("*"):
-        if file.is_file():
-            assert SECRET.encode() not in file.read_bytes(), file
+        rerun_sends_no_requests(cli, finished, server.requests)
+    nowhere_in_run_folder(finished.out, SECRET)
 
 
 @pytest.mark.usefixtures("key_in_env")

@@ -9,8 +9,8 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sized
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,9 @@ __all__ = [
     "Run",
     "kill_once_stored",
     "mock_run",
+    "nowhere_in_run_folder",
     "rerun_makes_no_calls",
+    "rerun_sends_no_requests",
     "run",
     "start_cli_run",
     "stored_count",
@@ -34,6 +36,8 @@ class Run:
 
     config: Path
     out: Path
+    output: str = field(default="", compare=False)
+    """What the run printed."""
 
     def json(self, name: str) -> Any:
         return json.loads((self.out / name).read_text(encoding="utf-8"))
@@ -62,7 +66,7 @@ def run(cli: Invoke, config: Path, out: Path) -> Run:
     """``fairpanel run config --out out``, which must succeed."""
     result = cli("run", str(config), "--out", str(out))
     assert result.exit_code == 0, result.output
-    return Run(config, out)
+    return Run(config, out, result.output)
 
 
 def rerun_makes_no_calls(cli: Invoke, finished: Run) -> None:
@@ -70,6 +74,22 @@ def rerun_makes_no_calls(cli: Invoke, finished: Run) -> None:
     again = cli("run", str(finished.config), "--out", str(finished.out))
     assert again.exit_code == 0, again.output
     assert finished.summary["calls_made"] == 0
+
+
+def rerun_sends_no_requests(cli: Invoke, finished: Run, requests: Sized) -> None:
+    """Running the same config into the same folder again sends no request to the server
+    whose ``requests`` log is given: the store answers everything."""
+    before = len(requests)
+    again = cli("run", str(finished.config), "--out", str(finished.out))
+    assert again.exit_code == 0, again.output
+    assert len(requests) == before
+
+
+def nowhere_in_run_folder(out: Path, secret: str) -> None:
+    """No file the run wrote carries ``secret`` (an API key)."""
+    for file in out.rglob("*"):
+        if file.is_file():
+            assert secret.encode() not in file.read_bytes(), file
 
 
 def mock_run(cli: Invoke, root: Path, experiment: str) -> Run:

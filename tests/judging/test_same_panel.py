@@ -15,6 +15,7 @@ from helpers.experiments import panel_experiment
 from helpers.fakes import FakeAnthropicServer, FakeOpenAIServer
 from helpers.judges import anthropic_judge_like as anthropic_judge
 from helpers.judges import openai_judge_like as openai_judge
+from helpers.runs import nowhere_in_run_folder
 
 SECRET = "sk-same-panel-0000"
 
@@ -103,6 +104,4 @@ def test_the_same_panel_runs_on_every_backend(
     assert read_json(out / "results.json")["n_trials"]["single"] == 2
     assert cli("run", str(path), "--out", str(out)).exit_code == 0
     assert read_json(out / "summary.json")["calls_made"] == 0
-    for file in out.rglob("*"):
-        if file.is_file():
-            assert SECRET.encode() not in file.read_bytes(), file
+    nowhere_in_run_folder(out, SECRET)

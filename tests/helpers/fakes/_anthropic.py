@@ -147,18 +147,7 @@ class FakeAnthropicServer(FakeServerBase):
             return _error(400, "invalid_request_error", "anthropic-version: header is required")
         if route == ("GET", "/v1/models"):
             return self._models_reply()
-        decision = self._rate_limit()
-        if decision is not None and not decision.allowed:
-            reply = self._fault_reply(Fault("rate_limit", retry_after=decision.retry_after), req)
-            return self._with_limit_headers(reply, decision)
-        try:
-            body = self._validate(req)
-        except _InvalidError as exc:
-            return _error(400, "invalid_request_error", str(exc))
-        outcome = self._call_reply(body)
-        if isinstance(outcome, Fault):
-            return outcome
-        return self._with_limit_headers(self._success_reply(req, outcome), decision)
+        return self._answer(req)
 
     def _models_reply(self) -> Reply:
         model = {
@@ -176,6 +165,12 @@ class FakeAnthropicServer(FakeServerBase):
         return Reply.json(200, payload, {"request-id": random_id("req_011", 21)})
 
     # ----------------------------------------------------------------- validation
+
+    def _validated(self, req: Request) -> dict[str, Any] | Reply:
+        try:
+            return self._validate(req)
+        except _InvalidError as exc:
+            return _error(400, "invalid_request_error", str(exc))
 
     def _validate(self, req: Request) -> dict[str, Any]:
         body = req.body

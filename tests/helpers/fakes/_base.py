@@ -144,6 +144,10 @@ class FakeServerBase:
         """The API's rate-limit headers for the limiter's state after this request."""
         raise NotImplementedError
 
+    def _validated(self, req: Request) -> dict[str, Any] | Reply:
+        """The request's body if the API would take it, else the API's 400 reply."""
+        raise NotImplementedError
+
     # ----------------------------------------------------------------- helpers for subclasses
 
     def _call_reply(self, body: dict[str, Any]) -> str | Fault:
@@ -161,6 +165,22 @@ class FakeServerBase:
         if decision is None or not self.limit_headers:
             return reply
         return Reply(reply.status, reply.body, {**reply.headers, **self._limit_headers(decision)})
+
+    def _answer(self, req: Request) -> Reply | Fault:
+        """A completion request past routing and authentication, as both APIs answer one:
+        the rate limit first (its 429 is the API's ``rate_limit`` fault), then validation,
+        then the reply function; a reply and a 429 carry the rate-limit headers."""
+        decision = self._rate_limit()
+        if decision is not None and not decision.allowed:
+            limited = self._fault_reply(Fault("rate_limit", retry_after=decision.retry_after), req)
+            return self._with_limit_headers(limited, decision)
+        body = self._validated(req)
+        if isinstance(body, Reply):
+            return body
+        outcome = self._call_reply(body)
+        if isinstance(outcome, Fault):
+            return outcome
+        return self._with_limit_headers(self._success_reply(req, outcome), decision)
 
     def _record_error(self, exc: BaseException) -> None:
         with self._log_lock:

@@ -65,17 +65,7 @@ class FakeOpenAIServer(FakeServerBase):
             return denied
         if route == ("GET", "/v1/models"):
             return self._models_reply()
-        decision = self._rate_limit()
-        if decision is not None and not decision.allowed:
-            return self._rate_limited(decision, req)
-        try:
-            body = self._validate(req)
-        except _InvalidError as exc:
-            return _error(400, exc.message, "invalid_request_error", param=exc.param, code=exc.code)
-        outcome = self._call_reply(body)
-        if isinstance(outcome, Fault):
-            return outcome
-        return self._with_limit_headers(self._success_reply(req, outcome), decision)
+        return self._answer(req)
 
     def _check_auth(self, req: Request) -> Reply | None:
         if self.api_key is None:
@@ -107,11 +97,13 @@ class FakeOpenAIServer(FakeServerBase):
         }
         return Reply.json(200, {"object": "list", "data": [model]}, self._common_headers())
 
-    def _rate_limited(self, decision: LimitDecision, req: Request) -> Reply:
-        fault = Fault("rate_limit", retry_after=decision.retry_after)
-        return self._with_limit_headers(self._fault_reply(fault, req), decision)
-
     # ----------------------------------------------------------------- validation
+
+    def _validated(self, req: Request) -> dict[str, Any] | Reply:
+        try:
+            return self._validate(req)
+        except _InvalidError as exc:
+            return _error(400, exc.message, "invalid_request_error", param=exc.param, code=exc.code)
 
     def _validate(self, req: Request) -> dict[str, Any]:
         body = req.body
