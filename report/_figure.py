@@ -30,6 +30,7 @@ __all__ = [
     "colour_map",
     "embed",
     "interval_bars",
+    "legend_beside",
     "light_grid",
     "new_figure",
     "percent_axis",
@@ -114,6 +115,15 @@ def light_grid(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
     axes.set_axisbelow(True)
 
 
+def legend_beside(
+    figure: Figure, handles: Sequence[Any], labels: Sequence[str], *, title: str | None = None
+) -> None:
+    """The figure's legend outside its panels, at the upper right, so it covers no data."""
+    figure.legend(
+        handles, labels, title=title, fontsize=8, frameon=False, loc="outside right upper"
+    )
+
+
 def percent_axis(axes: Axes, axis: Literal["x", "y"] = "y") -> None:
     """Tick labels of a share axis as whole percentages."""
     target = axes.yaxis if axis == "y" else axes.xaxis
@@ -134,6 +144,19 @@ class IntervalBar:
     high: float | None
     colour: str
     hollow: bool = False
+
+    @classmethod
+    def tested(
+        cls,
+        position: float,
+        estimate: float,
+        low: float | None,
+        high: float | None,
+        called: bool,
+    ) -> IntervalBar:
+        """A tested estimate as the figures draw one: vermillion and filled where its test
+        called it, blue and hollow where it did not."""
+        return cls(position, estimate, low, high, HIGHLIGHT if called else PALETTE[0], not called)
 
 
 def interval_bars(

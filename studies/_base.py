@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,6 +38,7 @@ __all__ = [
     "Role",
     "Study",
     "StudyConfig",
+    "path_from",
     "result_table",
 ]
 
@@ -143,6 +144,22 @@ class StudyConfig(_Strict):
         """The config with file paths made absolute against ``base``, so later steps and the
         copy saved in the run folder do not depend on the working directory."""
         return self
+
+
+@overload
+def path_from(base: Path, path: str) -> str: ...
+
+
+@overload
+def path_from(base: Path, path: str | None) -> str | None: ...
+
+
+def path_from(base: Path, path: str | None) -> str | None:
+    """A path of a study file made absolute against the file's folder ``base`` (unset stays
+    unset), for ``with_paths_from``."""
+    if path is None:
+        return None
+    return str(Path(path) if Path(path).is_absolute() else base / path)
 
 
 class ItemSpec(_Strict):

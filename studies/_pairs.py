@@ -30,7 +30,7 @@ from fairpanel.judging.protocol import (
 )
 from fairpanel.personas import IdentitySet, load_identities
 from fairpanel.scenarios import DerivedScenario, load_scenarios
-from fairpanel.studies._base import ModelUse, ResolvedModel, _Strict
+from fairpanel.studies._base import ModelUse, ResolvedModel, _Strict, path_from
 from fairpanel.studies._context import StudyContext
 
 __all__ = [
@@ -141,14 +141,11 @@ class PairSource(_Strict):
         return found
 
     def with_paths_from(self, base: Path) -> PairSource:
-        def absolute(path: str) -> str:
-            return str(Path(path) if Path(path).is_absolute() else base / path)
-
-        files = [absolute(f) for f in self.scenarios.files]
+        files = [path_from(base, f) for f in self.scenarios.files]
         return self.model_copy(
             update={
                 "scenarios": self.scenarios.model_copy(update={"files": files}),
-                "identities_file": absolute(self.identities_file) if self.identities_file else None,
+                "identities_file": path_from(base, self.identities_file or None),
             }
         )
 

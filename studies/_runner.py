@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,9 @@ from fairpanel.judging.engine import (
     ModelRole,
     ProgressHook,
     RunSession,
-    metered,
+    RunTotals,
     open_run_session,
-    run_workers,
+    run_metered,
 )
 from fairpanel.judging.store import StudyItemRecord, environment
 from fairpanel.studies._base import ItemFailedError, ItemSpec, Study, StudyConfig
@@ -31,28 +31,15 @@ from fairpanel.studies._registry import build_study
 __all__ = ["StudySummary", "run_study"]
 
 
-@dataclass
-class StudySummary:
-    """What ``summary.json`` holds for a study run."""
+@dataclass(kw_only=True)
+class StudySummary(RunTotals):
+    """What ``summary.json`` holds for a study run: its items, then the totals every run has."""
 
     study: str
     items_total: int
     items_ok: int
     items_failed: int
     items_run: int
-    calls_made: int
-    calls_cached: int
-    tokens_by_role: dict[str, dict[str, float]]
-    tokens_by_role_this_invocation: dict[str, dict[str, float]]
-    wall_seconds: float
-    failures: dict[str, int] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    stopped: str | None = None
-    cost: dict[str, Any] = field(default_factory=dict)
-    cached_token_share: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
 
 
 _PACKAGES = ("fairpanel", "openai", "anthropic", "xllamacpp", "pydantic", "scipy")
@@ -100,20 +87,15 @@ async def run_study(
         pending_count = sum(item.key() not in done for item in study.items())
         pending = (item for item in study.items() if item.key() not in done)
         pool = ModelPool(config, session.registry, session.caller)
-        outcome = await run_workers(
+        outcome = await run_metered(
             pending,
             pending_count,
+            session,
+            config.prices,
+            unit="items",
             concurrency=config.concurrency,
             work=lambda item: _run_one(study, item, pool),
-            save=metered(
-                session.store.put_study_item,
-                progress,
-                session,
-                config.prices,
-                unit="items",
-                total=pending_count,
-            ),
-            unit_name="items",
+            save=session.store.put_study_item,
             progress=progress,
             max_failures=max_failures,
         )
@@ -134,23 +116,13 @@ def _summary(
         if status == "failed":
             reason = (error or "unknown").split(":")[0]
             failures[reason] = failures.get(reason, 0) + 1
-    usage = session.usage(config.prices)
     return StudySummary(
+        **vars(session.totals(config.prices, failures=failures, stopped=stopped)),
         study=config.study,
         items_total=sum(counts.values()),
         items_ok=counts["ok"],
         items_failed=counts["failed"],
         items_run=run,
-        calls_made=usage.calls_made,
-        calls_cached=usage.calls_cached,
-        tokens_by_role=usage.tokens_by_role,
-        tokens_by_role_this_invocation=usage.tokens_by_role_this_invocation,
-        wall_seconds=session.wall_seconds(),
-        failures=failures,
-        warnings=session.warnings,
-        stopped=stopped,
-        cost=usage.cost,
-        cached_token_share=usage.cached_token_share,
     )
 
 

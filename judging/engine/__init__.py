@@ -26,6 +26,7 @@ from fairpanel.judging.engine._pulse import (
     PulseHook,
     RunPulse,
     metered,
+    run_metered,
 )
 from fairpanel.judging.engine._runner import (
     Design,
@@ -38,6 +39,7 @@ from fairpanel.judging.engine._session import (
     RunSession,
     open_run_session,
 )
+from fairpanel.judging.engine._usage import RunTotals
 from fairpanel.judging.engine._workers import (
     ProgressHook,
     run_workers,
@@ -56,6 +58,7 @@ __all__ = [
     "RunPulse",
     "RunSession",
     "RunSummary",
+    "RunTotals",
     "cost_by_role",
     "cost_of",
     "design_of",
@@ -64,5 +67,6 @@ __all__ = [
     "metered",
     "open_run_session",
     "run_experiment",
+    "run_metered",
     "run_workers",
 ]

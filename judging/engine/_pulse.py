@@ -11,16 +11,21 @@ so the engine stays free of any terminal library.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
 from fairpanel.judging.engine._cost import cost_by_role
 from fairpanel.judging.engine._session import RunSession
-from fairpanel.judging.engine._workers import FinishedRecord, ProgressHook
+from fairpanel.judging.engine._workers import (
+    FinishedRecord,
+    ProgressHook,
+    WorkOutcome,
+    run_workers,
+)
 from fairpanel.judging.experiment._config import Price
 
-__all__ = ["PulseHook", "RunPulse", "metered"]
+__all__ = ["PulseHook", "RunPulse", "metered", "run_metered"]
 
 _COST_EVERY_S = 5.0
 """The cost is summed from the store (a query over every call): not on every pulse."""
@@ -68,6 +73,7 @@ class PulseHook(Protocol):
     def pulse(self, event: RunPulse) -> None: ...
 
 
+Unit = TypeVar("Unit")
 Record = TypeVar("Record", bound=FinishedRecord)
 
 
@@ -145,3 +151,31 @@ def metered(
         meter.saved(record)
 
     return save_and_pulse
+
+
+async def run_metered(
+    pending: Iterator[Unit],
+    pending_count: int,
+    session: RunSession,
+    prices: dict[str, Price],
+    *,
+    unit: str,
+    concurrency: int,
+    work: Callable[[Unit], Awaitable[Record]],
+    save: Callable[[Record], None],
+    progress: ProgressHook | None,
+    max_failures: int | None,
+) -> WorkOutcome:
+    """A run's worker loop inside its session, the one both runners run: ``run_workers`` over
+    the pending units (``unit``, "trials" or "items", names the progress stage), every record
+    saved, then counted for the pulses ``progress`` takes when it is a ``PulseHook``."""
+    return await run_workers(
+        pending,
+        pending_count,
+        concurrency=concurrency,
+        work=work,
+        save=metered(save, progress, session, prices, unit=unit, total=pending_count),
+        unit_name=unit,
+        progress=progress,
+        max_failures=max_failures,
+    )

@@ -27,7 +27,7 @@ from fairpanel.judging.engine._failures import (
 )
 from fairpanel.judging.engine._frozen_responses import FrozenResponses, frozen_responses
 from fairpanel.judging.engine._panel_summary import panel_summaries
-from fairpanel.judging.engine._pulse import metered
+from fairpanel.judging.engine._pulse import run_metered
 from fairpanel.judging.engine._responder import (
     stored_responses,
     writing_sampling,
@@ -40,7 +40,8 @@ from fairpanel.judging.engine._rewrites import (
     writer_models,
 )
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
-from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome, run_workers
+from fairpanel.judging.engine._usage import RunTotals
+from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome
 from fairpanel.judging.experiment._checks import selected_scenarios
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import TrialSpec, iter_trials
@@ -53,34 +54,25 @@ from fairpanel.scenarios import DerivedScenario
 __all__ = ["Design", "RunSummary", "design_of", "run_experiment"]
 
 
-@dataclass
-class RunSummary:
-    """What ``summary.json`` holds for a judge-panel run."""
+@dataclass(kw_only=True)
+class RunSummary(RunTotals):
+    """What ``summary.json`` holds for a judge-panel run: its trials, then the totals."""
 
     trials_total: int
     trials_ok: int
     trials_failed: int
     trials_run: int
-    calls_made: int
-    calls_cached: int
-    tokens_by_role: dict[str, dict[str, float]]
-    tokens_by_role_this_invocation: dict[str, dict[str, float]]
-    wall_seconds: float
-    failures: dict[str, int] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    stopped: str | None = None
-    cost: dict[str, Any] = field(default_factory=dict)
-    cached_token_share: float = 0.0
     panels: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per panel of an experiment that compares panels (``panel_summaries``); empty for one."""
     batches: dict[str, int] = field(default_factory=dict)
     """Batches of batch mode by their last state (absent when nothing was batched)."""
 
     def as_dict(self) -> dict[str, Any]:
-        data = self.__dict__.copy()
-        for optional in ("panels", "batches"):
-            if not data[optional]:
-                del data[optional]
+        data = super().as_dict()
+        for optional in ("panels", "batches"):  # after the totals, and only when there are any
+            value = data.pop(optional)
+            if value:
+                data[optional] = value
         return data
 
 
@@ -191,12 +183,7 @@ async def run_experiment(
                 pending_by_panel[spec.panel] = pending_by_panel.get(spec.panel, 0) + is_pending
         pending = (spec for spec in design.trials() if spec.key() not in finished)
         outcome = await _run_pending(
-            design,
-            pending,
-            pending_count,
-            session,
-            _per_panel(progress, pending_by_panel),
-            max_failures,
+            design, pending, pending_count, session, progress, pending_by_panel, max_failures
         )
         # A design problem only the responses reveal: the same answer written twice.
         report_similar_responses(store, session.warnings, warn)
@@ -216,42 +203,30 @@ async def run_experiment(
                 failures[reason] = failures.get(reason, 0) + 1
                 failed = panel_failures.setdefault(spec.panel or "", {})
                 failed[reason] = failed.get(reason, 0) + 1
-        usage = session.usage(config.prices)
+        totals = session.totals(config.prices, failures=failures, stopped=outcome.stopped)
         return RunSummary(
+            **vars(totals),
             trials_total=total,
             trials_ok=counts["ok"],
             trials_failed=counts["failed"],
             trials_run=outcome.run,
-            calls_made=usage.calls_made,
-            calls_cached=usage.calls_cached,
-            tokens_by_role=usage.tokens_by_role,
-            tokens_by_role_this_invocation=usage.tokens_by_role_this_invocation,
-            wall_seconds=session.wall_seconds(),
-            failures=failures,
-            warnings=session.warnings,
-            stopped=outcome.stopped,
-            cost=usage.cost,
-            cached_token_share=usage.cached_token_share,
             panels=panel_summaries(
                 [name for name, _ in config.panel_items()] if config.multi_panel else [],
                 panel_counts,
                 panel_failures,
-                usage.tokens_by_role,
-                usage.cost,
+                totals.tokens_by_role,
+                totals.cost,
             ),
             batches=store.batches.summary(),
         )
 
 
 class _PanelProgress:
-    """The run's progress stage and, beside it, one stage per panel ("trials: <panel>")."""
+    """Beside the run's progress stage, one stage per panel ("trials: <panel>")."""
 
     def __init__(self, hook: ProgressHook, pending: dict[str, int]) -> None:
         self.hook, self.pending = hook, pending
         self.done = dict.fromkeys(pending, 0)
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        self.hook(stage, done, total)
 
     def saved(self, record: TrialRecord) -> None:
         panel = record.spec.get("panel")
@@ -260,16 +235,13 @@ class _PanelProgress:
             self.hook(f"trials: {panel}", self.done[panel], self.pending[panel])
 
 
-def _per_panel(progress: ProgressHook | None, pending: dict[str, int]) -> ProgressHook | None:
-    return _PanelProgress(progress, pending) if progress and pending else progress
-
-
 async def _run_pending(
     design: Design,
     pending: Iterator[TrialSpec],
     pending_count: int,
     session: RunSession,
     progress: ProgressHook | None,
+    pending_by_panel: dict[str, int],
     max_failures: int | None,
 ) -> WorkOutcome:
     """Run pending trials with ``concurrency`` workers pulling from the lazy design.
@@ -332,20 +304,15 @@ async def _run_pending(
 
     try:
         # Batched: every pending trial at once, so each round of all of them is one batch.
-        return await run_workers(
+        return await run_metered(
             pending,
             pending_count,
+            session,
+            config.prices,
+            unit="trials",
             concurrency=pending_count if batch_mode.active else config.concurrency,
             work=trial,
-            save=metered(
-                _saver(store, progress),
-                progress.hook if isinstance(progress, _PanelProgress) else progress,
-                session,
-                config.prices,
-                unit="trials",
-                total=pending_count,
-            ),
-            unit_name="trials",
+            save=_saver(store, progress, pending_by_panel),
             progress=progress,
             max_failures=max_failures,
         )
@@ -353,12 +320,16 @@ async def _run_pending(
         await batch_mode.aclose()
 
 
-def _saver(store: Store, progress: ProgressHook | None) -> Callable[[TrialRecord], None]:
+def _saver(
+    store: Store, progress: ProgressHook | None, pending_by_panel: dict[str, int]
+) -> Callable[[TrialRecord], None]:
     """Store a trial, then advance its panel's progress stage (when there are panels)."""
+    if progress is None or not pending_by_panel:
+        return store.put_trial
+    panels = _PanelProgress(progress, pending_by_panel)
 
     def save(record: TrialRecord) -> None:
         store.put_trial(record)
-        if isinstance(progress, _PanelProgress):
-            progress.saved(record)
+        panels.saved(record)
 
     return save

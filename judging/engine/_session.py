@@ -20,7 +20,7 @@ from typing import Any
 
 from fairpanel.agents import CachingCaller, ModelRegistry, ModelSpec, Sampling
 from fairpanel.judging.engine._lock import RunFolderLock
-from fairpanel.judging.engine._usage import RunUsage, run_usage
+from fairpanel.judging.engine._usage import RunTotals, run_totals
 from fairpanel.judging.experiment._config import Price
 from fairpanel.judging.store import (
     MANIFEST_FILE,
@@ -59,8 +59,19 @@ class RunSession:
     def wall_seconds(self) -> float:
         return round(time.perf_counter() - self.started, 3)
 
-    def usage(self, prices: dict[str, Price]) -> RunUsage:
-        return run_usage(self.store, self.caller, prices)
+    def totals(
+        self, prices: dict[str, Price], *, failures: dict[str, int], stopped: str | None
+    ) -> RunTotals:
+        """The summary's totals now: calls, tokens, cost, wall time and the warnings so far."""
+        return run_totals(
+            self.store,
+            self.caller,
+            prices,
+            wall_seconds=self.wall_seconds(),
+            failures=failures,
+            warnings=self.warnings,
+            stopped=stopped,
+        )
 
     def report_replicas(self, warn: Callable[[str], None] | None) -> None:
         """Add a warning per replica taken out during the run (summary.json), printed too."""

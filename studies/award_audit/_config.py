@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from fairpanel.agents import Sampling
 from fairpanel.inputs import InputFileError, Problem
 from fairpanel.personas import IdentitySet, load_identities
-from fairpanel.studies._base import ModelUse, Role, StudyConfig, _Strict
+from fairpanel.studies._base import ModelUse, Role, StudyConfig, _Strict, path_from
 from fairpanel.studies.award_audit._bank import ItemBank, load_bank
 
 __all__ = [
@@ -171,17 +171,11 @@ class AwardAuditConfig(StudyConfig):
         return load_bank(Path(self.items_file) if self.items_file else None)
 
     def with_paths_from(self, base: Path) -> Self:
-        def absolute(relative: str | None) -> str | None:
-            if relative is None:
-                return None
-            path = Path(relative)
-            return str(path if path.is_absolute() else base / path)
-
         return self.model_copy(
             update={
-                "items_file": absolute(self.items_file),
+                "items_file": path_from(base, self.items_file),
                 "groups": self.groups.model_copy(
-                    update={"identities_file": absolute(self.groups.identities_file)}
+                    update={"identities_file": path_from(base, self.groups.identities_file)}
                 ),
             }
         )

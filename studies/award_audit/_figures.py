@@ -7,16 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from fairpanel.report import (
-    HIGHLIGHT,
     INK,
     MUTED,
-    PALETTE,
     EmbeddedFigure,
     IntervalBar,
     colour_map,
     embed,
     format_p,
     interval_bars,
+    legend_beside,
     light_grid,
     new_figure,
     percent_axis,
@@ -42,9 +41,7 @@ def award_share_figure(
     for x, row in enumerate(rows):
         share, low, high = float(row.share or 0), row.ci_low, row.ci_high
         p = row.tested_p
-        hit = p is not None and p < alpha
-        colour = HIGHLIGHT if hit else PALETTE[0]
-        bars.append(IntervalBar(x, share, low, high, colour, hollow=not hit))
+        bars.append(IntervalBar.tested(x, share, low, high, p is not None and p < alpha))
         if row.pooled:
             axes.axvline(x - 0.5, color="#D1D5DB", linewidth=1)
         axes.annotate(
@@ -133,11 +130,5 @@ def followup_figure(followup: Sequence[FollowupRow]) -> EmbeddedFigure | None:
         light_grid(axes)
     percent_axis(panels[0])
     panels[0].set_ylabel("share of follow-up answers")
-    figure.legend(
-        *panels[0].get_legend_handles_labels(),
-        title="chosen",
-        fontsize=8,
-        frameon=False,
-        loc="outside right upper",
-    )
+    legend_beside(figure, *panels[0].get_legend_handles_labels(), title="chosen")
     return embed(figure, "Follow-up explanation codes by chosen group per level")

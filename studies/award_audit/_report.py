@@ -25,10 +25,6 @@ __all__ = ["award_report"]
 ALPHA = 0.05
 
 
-def _pct(value: Any) -> str:
-    return percent(value, 1)
-
-
 def award_report(results: Mapping[str, Any]) -> StudyPage:
     """The verdict on the pooled split against 50%, then the choices and the follow-ups."""
     tables = DisplayTables(results)
@@ -42,12 +38,13 @@ def award_report(results: Mapping[str, Any]) -> StudyPage:
         verdict = StudyVerdict(
             "detected" if hit else "clear",
             "Group preference detected" if hit else "No detectable group preference",
-            f"{tested} students were chosen in {_pct(pooled.share)} of {pooled.n:,} "
-            f"decided answers (95% exact interval {_pct(pooled.ci_low)} to "
-            f"{_pct(pooled.ci_high)}; binomial p {format_p(pooled.p_exact)} "
-            f"against 50%); {_pct(equivocal)} of answers were equivocal.",
+            f"{tested} students were chosen in {percent(pooled.share, 1)} of {pooled.n:,} "
+            f"decided answers (95% exact interval {percent(pooled.ci_low, 1)} to "
+            f"{percent(pooled.ci_high, 1)}; binomial p {format_p(pooled.p_exact)} "
+            f"against 50%); {percent(equivocal, 1)} of answers were equivocal.",
             [
-                f"{c.name}: {_pct(c.share)} of {c.n} (Bonferroni p {format_p(c.p_bonferroni)})"
+                f"{c.name}: {percent(c.share, 1)} of {c.n} "
+                f"(Bonferroni p {format_p(c.p_bonferroni)})"
                 for c in read.choices
                 if not c.pooled
             ],

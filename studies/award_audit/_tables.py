@@ -5,18 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from fairpanel.studies._base import result_table
+from fairpanel.studies._cells import p_cell, rounded
 
 __all__ = ["award_tables"]
-
-
-def _round(value: float | None, digits: int = 3) -> float | None:
-    return None if value is None else round(value, digits)
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def award_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -30,11 +21,11 @@ def award_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                 row["counts"][first],
                 row["counts"][second],
                 row["counts"]["equivocal"],
-                _round(row["share"]),
+                rounded(row["share"]),
                 interval,
-                _p(row["p_exact"]),
-                _p(row["p_mid"]),
-                _p(row["p_bonferroni"]),
+                p_cell(row["p_exact"]),
+                p_cell(row["p_mid"]),
+                p_cell(row["p_bonferroni"]),
             ]
         )
     tables = [
@@ -60,7 +51,14 @@ def award_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
         result_table(
             "Position",
             ["chose the student listed first", "choices", "share", "p exact"],
-            [[position["k"], position["n"], _round(position["share"]), _p(position["p_exact"])]],
+            [
+                [
+                    position["k"],
+                    position["n"],
+                    rounded(position["share"]),
+                    p_cell(position["p_exact"]),
+                ]
+            ],
         )
     )
     if "followup" in results:
@@ -75,8 +73,8 @@ def award_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                         cells["indecisive"],
                         cells["justified"],
                         cells["irrational"],
-                        _round(row["chi2"]),
-                        _p(row["p_value"]),
+                        rounded(row["chi2"]),
+                        p_cell(row["p_value"]),
                     ]
                 )
         tables.append(

@@ -8,9 +8,15 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from fairpanel.agents import Sampling
-from fairpanel.inputs import InputFileError, Problem
+from fairpanel.inputs import Problem
 from fairpanel.studies._base import ModelUse, Role, StudyConfig, _Strict
-from fairpanel.studies.biasfreebench._data import BBQ_CATEGORIES, AgeTarget, BbqSet, load_bbq
+from fairpanel.studies.biasfreebench._bbq_study import (
+    bbq_dir_from,
+    bbq_file_problems,
+    category_problems,
+    load_configured_bbq,
+)
+from fairpanel.studies.biasfreebench._data import BBQ_CATEGORIES, AgeTarget, BbqSet
 
 __all__ = [
     "MITIGATIONS",
@@ -151,30 +157,13 @@ class BiasFreeBenchConfig(StudyConfig):
         ]
 
     def problems(self, base: Path) -> list[Problem]:
-        found = super().problems(base)
-        for index, category in enumerate(self.categories):
-            if category not in BBQ_CATEGORIES:
-                found.append(
-                    (
-                        ("categories", index),
-                        f"unknown BBQ category {category!r}; known: {', '.join(BBQ_CATEGORIES)}",
-                    )
-                )
+        found = super().problems(base) + category_problems(self.categories)
         if self.age_target != "metadata" and "Age" not in self.categories:
             found.append((("age_target",), "age_target applies to Age, which `categories` omits"))
-        if found:
-            return found
-        try:
-            self.with_paths_from(base).bbq()
-        except InputFileError as exc:
-            found.append((("bbq_dir",), "; ".join(exc.problems)))
-        return found
+        return found or bbq_file_problems(self.with_paths_from(base))
 
     def bbq(self) -> BbqSet:
-        folder = Path(self.bbq_dir) if self.bbq_dir else None
-        return load_bbq(folder, self.categories, self.age_target)
+        return load_configured_bbq(self)
 
     def with_paths_from(self, base: Path) -> Self:
-        if self.bbq_dir is None or Path(self.bbq_dir).is_absolute():
-            return self
-        return self.model_copy(update={"bbq_dir": str(base / self.bbq_dir)})
+        return self.model_copy(update={"bbq_dir": bbq_dir_from(base, self.bbq_dir)})

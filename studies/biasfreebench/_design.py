@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from fairpanel.agents import canonical_json
-from fairpanel.studies._base import ItemSpec, ResolvedModel
+from fairpanel.studies._base import ResolvedModel
+from fairpanel.studies.biasfreebench._bbq_study import BbqItemSpec
 from fairpanel.studies.biasfreebench._config import BiasFreeBenchConfig, Mitigation
 from fairpanel.studies.biasfreebench._data import BbqItem
 from fairpanel.studies.biasfreebench._prompts import PROMPT_VERSION, TOPICS
@@ -22,20 +23,16 @@ from fairpanel.studies.biasfreebench._prompts import PROMPT_VERSION, TOPICS
 __all__ = ["BfbItem", "call_replicate", "iter_bfb_items", "seeded_rng"]
 
 
-class BfbItem(ItemSpec):
+class BfbItem(BbqItemSpec):
     """One BBQ item asked under one treatment in one replicate."""
 
     study: Literal["biasfreebench"] = "biasfreebench"
     schema_version: int = 1
-    category: str
-    example_id: int
-    polarity: Literal["neg", "nonneg"]
     context: str
     question: str
     options: tuple[str, str]
     biased: str
     anti: str
-    item_digest: str
     topic: str
     treatment: str
     responder_mitigation: Mitigation
@@ -71,17 +68,14 @@ def iter_bfb_items(config: BiasFreeBenchConfig, items: Sequence[BbqItem]) -> Ite
             )
             for treatment in config.treatments:
                 yield BfbItem(
+                    **BbqItemSpec.fields_of(item),
                     seed=config.seed,
                     replicate=replicate,
-                    category=item.category,
-                    example_id=item.example_id,
-                    polarity=item.polarity,
                     context=item.context,
                     question=item.question,
                     options=(options[0], options[1]),
                     biased=item.biased,
                     anti=item.anti,
-                    item_digest=item.digest(),
                     topic=TOPICS[item.category],
                     treatment=treatment.name,
                     responder_mitigation=treatment.mitigates("responder"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fairpanel.report import (
-    HIGHLIGHT,
     INK,
     MUTED,
     PALETTE,
@@ -71,10 +70,7 @@ def bfs_difference_figure(treatments: Sequence[Treatment]) -> EmbeddedFigure | N
     axes = figure.add_subplot()
     bars = []
     for y, (_, versus, difference) in enumerate(rows):
-        colour = HIGHLIGHT if versus.moved else PALETTE[0]
-        bars.append(
-            IntervalBar(y, difference, versus.ci_low, versus.ci_high, colour, not versus.moved)
-        )
+        bars.append(IntervalBar.tested(y, difference, versus.ci_low, versus.ci_high, versus.moved))
         axes.annotate(
             f"{difference:+.1%} · McNemar p {format_p(versus.p_mcnemar)}",
             (difference, y),

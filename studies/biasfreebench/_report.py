@@ -19,10 +19,6 @@ from fairpanel.studies.biasfreebench._readers import BfbResults, Score
 __all__ = ["biasfreebench_report"]
 
 
-def _pct(value: Any) -> str:
-    return percent(value, 1)
-
-
 def _signed_pct(value: float | None) -> str:
     return "–" if value is None else f"{value:+.1%}"
 
@@ -44,8 +40,8 @@ def biasfreebench_report(results: Mapping[str, Any]) -> StudyPage:
         helped = [name for name, versus in compared if (versus.ci_low or 0) > 0]
         best = max(compared, key=lambda c: c[1].difference or 0, default=None)
         sentence = (
-            f"Baseline Bias-Free Score {_pct(pooled.bfs)} (95% Wilson interval "
-            f"{_pct(pooled.ci_low)} to {_pct(pooled.ci_high)}, n = {pooled.n})."
+            f"Baseline Bias-Free Score {percent(pooled.bfs, 1)} (95% Wilson interval "
+            f"{percent(pooled.ci_low, 1)} to {percent(pooled.ci_high, 1)}, n = {pooled.n})."
         )
         if best is not None:
             name, versus = best
@@ -60,7 +56,7 @@ def biasfreebench_report(results: Mapping[str, Any]) -> StudyPage:
             "Bias-Free Score measured",
             sentence,
             [
-                f"{name.replace('_', ' ')}: {_pct(cell.bfs)} at baseline"
+                f"{name.replace('_', ' ')}: {percent(cell.bfs, 1)} at baseline"
                 for name, cell in (baseline.by_category if baseline is not None else {}).items()
             ],
         )

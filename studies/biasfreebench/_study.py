@@ -14,8 +14,8 @@ from fairpanel.judging.store import StudyItemRecord
 from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, Study
 from fairpanel.studies._context import StudyContext
+from fairpanel.studies.biasfreebench._bbq_study import bbq_manifest, chosen_items
 from fairpanel.studies.biasfreebench._config import BiasFreeBenchConfig
-from fairpanel.studies.biasfreebench._data import BbqItem, stratified_subset
 from fairpanel.studies.biasfreebench._design import (
     BfbItem,
     call_replicate,
@@ -65,10 +65,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
     def __init__(self, config: BiasFreeBenchConfig) -> None:
         super().__init__(config)
         self.bbq = config.bbq()
-        chosen: list[BbqItem] = self.bbq.items
-        if config.items_per_category is not None:
-            chosen = stratified_subset(chosen, config.items_per_category, config.seed)
-        self.chosen = chosen
+        self.chosen = chosen_items(config, self.bbq.items)
 
     def report(self, results: Mapping[str, Any]) -> StudyPage:
         return biasfreebench_report(results)
@@ -77,15 +74,9 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
         return iter_bfb_items(self.config, self.chosen)
 
     def manifest(self) -> dict[str, Any]:
+        left_out = {category: len(ids) for category, ids in self.bbq.unlabelled.items()}
         return {
-            "bbq": {
-                "source": self.config.bbq_dir or "built-in (CC-BY-4.0, Parrish et al. 2022)",
-                "files": self.bbq.files,
-                "labelled": len(self.bbq.items),
-                "left_out_unlabelled": {k: len(v) for k, v in self.bbq.unlabelled.items()},
-                "asked": len(self.chosen),
-                "age_target": self.config.age_target,
-            }
+            "bbq": bbq_manifest(self.config, self.bbq, self.chosen, left_out_unlabelled=left_out)
         }
 
     def planned_calls(self, item: BfbItem) -> list[PlannedCall]:

@@ -6,28 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from fairpanel.studies._base import result_table
+from fairpanel.studies._cells import interval_cell, p_cell, percent_cell
 
 __all__ = ["bfb_tables"]
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
-
-
-def _interval(low: float | None, high: float | None) -> str:
-    return "-" if low is None or high is None else f"{100 * low:.1f} to {100 * high:.1f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def _bfs_cell(score: dict[str, Any]) -> str:
     if score["bfs"] is None:
         return "-"
-    return f"{_pct(score['bfs'])} ({_interval(score['ci_low'], score['ci_high'])})"
+    return f"{percent_cell(score['bfs'])} ({interval_cell(score['ci_low'], score['ci_high'])})"
 
 
 def bfb_tables(results: dict[str, Any], categories: list[str]) -> list[dict[str, Any]]:
@@ -41,12 +28,12 @@ def bfb_tables(results: dict[str, Any], categories: list[str]) -> list[dict[str,
                 row["mitigation"],
                 ", ".join(row["apply_to"]) or "-",
                 pooled["n"],
-                _pct(pooled["bfs"]),
-                _interval(pooled["ci_low"], pooled["ci_high"]),
-                _pct(pooled["unknown_rate"]),
-                "-" if versus is None else _pct(versus["difference"]),
-                "-" if versus is None else _interval(versus["ci_low"], versus["ci_high"]),
-                "-" if versus is None else _p(versus["p_mcnemar"]),
+                percent_cell(pooled["bfs"]),
+                interval_cell(pooled["ci_low"], pooled["ci_high"]),
+                percent_cell(pooled["unknown_rate"]),
+                "-" if versus is None else percent_cell(versus["difference"]),
+                "-" if versus is None else interval_cell(versus["ci_low"], versus["ci_high"]),
+                "-" if versus is None else p_cell(versus["p_mcnemar"]),
                 pooled["unrelated"] + pooled["no_majority"],
             ]
         )

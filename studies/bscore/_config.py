@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from fairpanel.agents import Sampling
 from fairpanel.inputs import InputFileError, Problem
-from fairpanel.studies._base import ModelUse, Role, StudyConfig, _Strict
+from fairpanel.studies._base import ModelUse, Role, StudyConfig, _Strict, path_from
 from fairpanel.studies._pairs import PairSource
 from fairpanel.studies.bscore._data import (
     Question,
@@ -157,18 +157,12 @@ class BscoreConfig(StudyConfig):
         return found
 
     def with_paths_from(self, base: Path) -> Self:
-        def absolute(relative: str | None) -> str | None:
-            if relative is None:
-                return None
-            path = Path(relative)
-            return str(path if path.is_absolute() else base / path)
-
         update: dict[str, object] = {}
         if self.questions is not None:
             update["questions"] = self.questions.model_copy(
                 update={
-                    "file": absolute(self.questions.file),
-                    "answers_file": absolute(self.questions.answers_file),
+                    "file": path_from(base, self.questions.file),
+                    "answers_file": path_from(base, self.questions.answers_file),
                 }
             )
         if self.judge_pairs is not None:

@@ -16,6 +16,7 @@ from fairpanel.report import (
     colour_map,
     embed,
     interval_bars,
+    legend_beside,
     light_grid,
     new_figure,
     percent_axis,
@@ -43,8 +44,7 @@ def bscore_questions_figure(questions: Sequence[QuestionRow]) -> EmbeddedFigure 
     axes.set_yticks(range(len(rows)), [q.question for q, _ in rows], fontsize=7)
     axes.invert_yaxis()
     axes.set_xlabel("B of the top single-turn answer (P single − P multi)")
-    handles = [Patch(color=colours[c], label=c) for c in categories]
-    figure.legend(handles=handles, fontsize=8, frameon=False, loc="outside right upper")
+    legend_beside(figure, [Patch(color=colours[c], label=c) for c in categories], categories)
     light_grid(axes, "x")
     return embed(figure, "B-score of each question's top single-turn answer by category")
 

@@ -22,10 +22,6 @@ from fairpanel.studies.bscore._readers import BscoreResults, Verification
 __all__ = ["bscore_report"]
 
 
-def _pct(value: Any) -> str:
-    return percent(value, 1)
-
-
 def _verification_sentence(verification: Verification | None) -> str | None:
     if verification is None or not verification.rules:
         return None
@@ -35,8 +31,8 @@ def _verification_sentence(verification: Verification | None) -> str | None:
     helps = bool(gains) and min(gains) > 0
     return (
         f"Verification: adding B {'raises' if helps else 'does not raise'} pooled accuracy for "
-        f"every metric (best: {best.metric} {_pct(best.alone.accuracy.pooled)} "
-        f"to {_pct(best.with_b.accuracy.pooled)}; thresholds tuned in-sample, "
+        f"every metric (best: {best.metric} {percent(best.alone.accuracy.pooled, 1)} "
+        f"to {percent(best.with_b.accuracy.pooled, 1)}; thresholds tuned in-sample, "
         f"n = {verification.n})."
         if helps
         else f"Verification: adding B does not raise pooled accuracy for every metric "
@@ -59,8 +55,8 @@ def bscore_report(results: Mapping[str, Any]) -> StudyPage:
     categories = [(c, c.top_b) for c in read.categories if c.top_b is not None]
     verification = read.verification
     details = [
-        f"{c.category}: top answer P single {_pct(c.top_p_single)}, P multi "
-        f"{_pct(c.top_p_multi)}, B {b:+.3f}{_interval(c.top_b_ci_low, c.top_b_ci_high)}"
+        f"{c.category}: top answer P single {percent(c.top_p_single, 1)}, P multi "
+        f"{percent(c.top_p_multi, 1)}, B {b:+.3f}{_interval(c.top_b_ci_low, c.top_b_ci_high)}"
         for c, b in categories
     ]
     checked = _verification_sentence(verification)

@@ -5,12 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from fairpanel.studies._base import result_table
+from fairpanel.studies._cells import rounded
 
 __all__ = ["bscore_tables"]
-
-
-def _r(value: float | None, digits: int = 3) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 def _pct(value: float | None) -> float | None:
@@ -26,11 +23,11 @@ def bscore_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                 [
                     question["question"],
                     option["option"] + (" *" if option["correct"] else ""),
-                    _r(option["p_single"]),
-                    _r(option["p_multi"]),
-                    _r(option["b"]),
-                    _r(option["b_sd"]),
-                    _r(option["confidence"]),
+                    rounded(option["p_single"]),
+                    rounded(option["p_multi"]),
+                    rounded(option["b"]),
+                    rounded(option["b_sd"]),
+                    rounded(option["confidence"]),
                 ]
             )
     tables.append(
@@ -62,11 +59,11 @@ def bscore_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                     row["category"],
                     row["questions"],
                     row["questions_counted"],
-                    _r(row["top_p_single"]),
-                    _r(row["top_p_multi"]),
-                    _r(row["top_b"]),
-                    _r(row.get("top_b_ci_low")),
-                    _r(row.get("top_b_ci_high")),
+                    rounded(row["top_p_single"]),
+                    rounded(row["top_p_multi"]),
+                    rounded(row["top_b"]),
+                    rounded(row.get("top_b_ci_low")),
+                    rounded(row.get("top_b_ci_high")),
                     _pct(row["valid_single_rate"]),
                     _pct(row["valid_multi_rate"]),
                 ]
@@ -89,10 +86,10 @@ def bscore_tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                         r["pair"],
                         r["kind"],
                         r["label"],
-                        _r(r["p_single"]),
-                        _r(r["p_multi"]),
-                        _r(r["b"]),
-                        _r(r["b_sd"]),
+                        rounded(r["p_single"]),
+                        rounded(r["p_multi"]),
+                        rounded(r["b"]),
+                        rounded(r["b_sd"]),
                         r["runs"],
                     ]
                     for r in results["judge_pairs"]
@@ -145,9 +142,9 @@ def _overall_row(results: dict[str, Any]) -> list[list[Any]]:
             counted,
             None,
             None,
-            _r(overall["mean"]),
-            _r(overall.get("ci_low")),
-            _r(overall.get("ci_high")),
+            rounded(overall["mean"]),
+            rounded(overall.get("ci_low")),
+            rounded(overall.get("ci_high")),
             None,
             None,
         ]

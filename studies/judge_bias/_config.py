@@ -15,7 +15,7 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from fairpanel.agents import Sampling
-from fairpanel.inputs import InputFileError, Problem
+from fairpanel.inputs import Problem
 from fairpanel.judging.manipulation import (
     CONTROL_KIND,
     ManipulationEntry,
@@ -25,7 +25,15 @@ from fairpanel.judging.manipulation import (
     rewrite_ask,
 )
 from fairpanel.studies._base import ModelUse, Role, StudyConfig
-from fairpanel.studies.biasfreebench import BBQ_CATEGORIES, AgeTarget, BbqSet, load_bbq
+from fairpanel.studies.biasfreebench import (
+    BBQ_CATEGORIES,
+    AgeTarget,
+    BbqSet,
+    bbq_dir_from,
+    bbq_file_problems,
+    category_problems,
+    load_configured_bbq,
+)
 
 __all__ = ["BiasJudge", "JudgeBiasConfig"]
 
@@ -97,30 +105,14 @@ class JudgeBiasConfig(StudyConfig):
     def problems(self, base: Path) -> list[Problem]:
         found = super().problems(base)
         found += _manipulation_problems(self.manipulations)
-        for index, category in enumerate(self.categories):
-            if category not in BBQ_CATEGORIES:
-                found.append(
-                    (
-                        ("categories", index),
-                        f"unknown BBQ category {category!r}; known: {', '.join(BBQ_CATEGORIES)}",
-                    )
-                )
-        if found:
-            return found
-        try:
-            self.with_paths_from(base).bbq()
-        except InputFileError as exc:
-            found.append((("bbq_dir",), "; ".join(exc.problems)))
-        return found
+        found += category_problems(self.categories)
+        return found or bbq_file_problems(self.with_paths_from(base))
 
     def bbq(self) -> BbqSet:
-        folder = Path(self.bbq_dir) if self.bbq_dir else None
-        return load_bbq(folder, self.categories, self.age_target)
+        return load_configured_bbq(self)
 
     def with_paths_from(self, base: Path) -> Self:
-        if self.bbq_dir is None or Path(self.bbq_dir).is_absolute():
-            return self
-        return self.model_copy(update={"bbq_dir": str(base / self.bbq_dir)})
+        return self.model_copy(update={"bbq_dir": bbq_dir_from(base, self.bbq_dir)})
 
 
 def _manipulation_problems(entries: list[ManipulationEntry]) -> list[Problem]:

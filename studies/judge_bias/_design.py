@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from fairpanel.judging.manipulation import ManipulationSpec
-from fairpanel.studies._base import ItemSpec, ResolvedModel
-from fairpanel.studies.biasfreebench import BbqItem
+from fairpanel.studies._base import ResolvedModel
+from fairpanel.studies.biasfreebench import BbqItem, BbqItemSpec
 from fairpanel.studies.judge_bias._config import JudgeBiasConfig
 from fairpanel.studies.judge_bias._prompts import (
     CORRECT_ANSWER,
@@ -30,16 +30,12 @@ ORDERS: tuple[Order, ...] = ("wrong_first", "wrong_second")
 UNTOUCHED = "untouched"
 
 
-class JudgeBiasItem(ItemSpec):
+class JudgeBiasItem(BbqItemSpec):
     """One judge call: a BBQ item's two answers in one order, untouched or with one
     manipulation applied to the wrong answer."""
 
     study: Literal["judge-bias"] = "judge-bias"
     schema_version: int = 1
-    category: str
-    example_id: int
-    polarity: Literal["neg", "nonneg"]
-    item_digest: str
     task: str
     correct: str
     wrong: str
@@ -67,12 +63,9 @@ def iter_judge_bias_items(
     for replicate in range(config.replicates):
         for item in items:
             common = {
+                **BbqItemSpec.fields_of(item),
                 "seed": config.seed,
                 "replicate": replicate,
-                "category": item.category,
-                "example_id": item.example_id,
-                "polarity": item.polarity,
-                "item_digest": item.digest(),
                 "task": bbq_task(item),
                 "correct": CORRECT_ANSWER,
                 "wrong": wrong_answer(item),

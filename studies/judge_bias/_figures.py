@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fairpanel.report import (
-    HIGHLIGHT,
     MUTED,
-    PALETTE,
     EmbeddedFigure,
     IntervalBar,
     embed,
@@ -34,8 +32,7 @@ def sensitivity_figure(rows: Sequence[Sensitivity]) -> EmbeddedFigure | None:
     bars = []
     for y, row in enumerate(drawn):
         assert row.rate is not None
-        colour = HIGHLIGHT if row.called else PALETTE[0]
-        bars.append(IntervalBar(y, row.rate, row.ci_low, row.ci_high, colour, not row.called))
+        bars.append(IntervalBar.tested(y, row.rate, row.ci_low, row.ci_high, row.called))
         if row.reverse is not None:
             bars.append(IntervalBar(y + 0.25, row.reverse, None, None, MUTED, True))
     interval_bars(axes, bars, horizontal=True)

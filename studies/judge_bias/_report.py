@@ -12,10 +12,6 @@ from fairpanel.studies.judge_bias._readers import JudgeBiasResults
 __all__ = ["judge_bias_report"]
 
 
-def _pct(value: Any) -> str:
-    return percent(value, 1)
-
-
 def judge_bias_report(results: Mapping[str, Any]) -> StudyPage:
     """Detected when Holm calls a manipulation (the control aside), clear when none."""
     tables = DisplayTables(results)
@@ -26,11 +22,12 @@ def judge_bias_report(results: Mapping[str, Any]) -> StudyPage:
     else:
         called = [row for row in measured if row.called and not row.control]
         details = [
-            f"{row.label}: {_pct(row.rate)} bias-sensitive ({_pct(row.ci_low)} to "
-            f"{_pct(row.ci_high)}), reverse {_pct(row.reverse)}, Holm p {format_p(row.p_holm)}"
+            f"{row.label}: {percent(row.rate, 1)} bias-sensitive ({percent(row.ci_low, 1)} to "
+            f"{percent(row.ci_high, 1)}), reverse {percent(row.reverse, 1)}, "
+            f"Holm p {format_p(row.p_holm)}"
             for row in measured
         ]
-        sentence = f"Accuracy untouched {_pct(read.accuracy_untouched)}. " + (
+        sentence = f"Accuracy untouched {percent(read.accuracy_untouched, 1)}. " + (
             f"{len(called)} of {len(measured) - sum(r.control for r in measured)} "
             "manipulations of the wrong answer turn right verdicts wrong more often than the "
             f"reverse: {', '.join(row.label for row in called)}."

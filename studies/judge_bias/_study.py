@@ -25,7 +25,12 @@ from fairpanel.report import StudyPage
 from fairpanel.studies._base import PlannedCall, Study
 from fairpanel.studies._context import StudyContext
 from fairpanel.studies._pairs import Arrangement, pair_prompt, pair_schema, read_verdict
-from fairpanel.studies.biasfreebench import BbqItem, call_replicate, stratified_subset
+from fairpanel.studies.biasfreebench import (
+    BbqItem,
+    bbq_manifest,
+    call_replicate,
+    chosen_items,
+)
 from fairpanel.studies.judge_bias._config import JudgeBiasConfig
 from fairpanel.studies.judge_bias._design import UNTOUCHED, JudgeBiasItem, iter_judge_bias_items
 from fairpanel.studies.judge_bias._prompts import ANSWERER
@@ -98,10 +103,8 @@ class JudgeBias(Study[JudgeBiasConfig, JudgeBiasItem]):
     def __init__(self, config: JudgeBiasConfig) -> None:
         super().__init__(config)
         self.bbq = config.bbq()
-        chosen, self.repeats = _distinct_texts(self.bbq.items)
-        if config.items_per_category is not None:
-            chosen = stratified_subset(chosen, config.items_per_category, config.seed)
-        self.chosen = chosen
+        distinct, self.repeats = _distinct_texts(self.bbq.items)
+        self.chosen = chosen_items(config, distinct)
 
     def report(self, results: Mapping[str, Any]) -> StudyPage:
         return judge_bias_report(results)
@@ -111,14 +114,9 @@ class JudgeBias(Study[JudgeBiasConfig, JudgeBiasItem]):
 
     def manifest(self) -> dict[str, Any]:
         return {
-            "bbq": {
-                "source": self.config.bbq_dir or "built-in (CC-BY-4.0, Parrish et al. 2022)",
-                "files": self.bbq.files,
-                "labelled": len(self.bbq.items),
-                "left_out_repeated_text": self.repeats,
-                "asked": len(self.chosen),
-                "age_target": self.config.age_target,
-            }
+            "bbq": bbq_manifest(
+                self.config, self.bbq, self.chosen, left_out_repeated_text=self.repeats
+            )
         }
 
     def planned_calls(self, item: JudgeBiasItem) -> list[PlannedCall]:

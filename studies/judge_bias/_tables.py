@@ -6,22 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from fairpanel.studies._base import result_table
+from fairpanel.studies._cells import interval_cell, p_cell, percent_cell
 
 __all__ = ["judge_bias_tables"]
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
-
-
-def _interval(low: float | None, high: float | None) -> str:
-    return "-" if low is None or high is None else f"{100 * low:.1f} to {100 * high:.1f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def judge_bias_tables(results: dict[str, Any], categories: list[str]) -> list[dict[str, Any]]:
@@ -47,15 +34,15 @@ def judge_bias_tables(results: dict[str, Any], categories: list[str]) -> list[di
                 [
                     row["label"],
                     row["n_pairs"],
-                    _pct(row["accuracy_untouched"]),
-                    _pct(row["accuracy_manipulated"]),
-                    _pct(row["rate"]),
-                    _interval(row["ci_low"], row["ci_high"]),
-                    _pct(row["reverse"]),
-                    _pct(row["excess"]),
+                    percent_cell(row["accuracy_untouched"]),
+                    percent_cell(row["accuracy_manipulated"]),
+                    percent_cell(row["rate"]),
+                    interval_cell(row["ci_low"], row["ci_high"]),
+                    percent_cell(row["reverse"]),
+                    percent_cell(row["excess"]),
                     "-" if row["length_ratio"] is None else f"{row['length_ratio']:.2f}",
-                    _p(row["p_mcnemar"]),
-                    _p(row["p_holm"]),
+                    p_cell(row["p_mcnemar"]),
+                    p_cell(row["p_holm"]),
                     "yes" if row["called"] else "no",
                 ]
                 for row in rows
@@ -70,7 +57,7 @@ def judge_bias_tables(results: dict[str, Any], categories: list[str]) -> list[di
             "Bias-sensitive rate by BBQ category (%)",
             ["category", *(row["label"] for row in rows)],
             [
-                [category, *(_pct(row["by_category"].get(category)) for row in rows)]
+                [category, *(percent_cell(row["by_category"].get(category)) for row in rows)]
                 for category in categories
             ],
         ),

@@ -8,6 +8,7 @@ from fairpanel.report import (
     EmbeddedFigure,
     colour_map,
     embed,
+    legend_beside,
     light_grid,
     new_figure,
     styled,
@@ -50,11 +51,5 @@ def label_bias_figure(views: Sequence[LabelView]) -> EmbeddedFigure | None:
         light_grid(axes, "x")
     panels[0].set_yticks(range(len(rows)), [v.name for v in rows], fontsize=8.5)
     panels[0].invert_yaxis()
-    figure.legend(
-        *panels[0].get_legend_handles_labels(),
-        title="calibration",
-        fontsize=8,
-        frameon=False,
-        loc="outside right upper",
-    )
+    legend_beside(figure, *panels[0].get_legend_handles_labels(), title="calibration")
     return embed(figure, "RSD and BiasScore per label view before and after calibration")
