@@ -12,7 +12,14 @@ from typing import Any
 
 import yaml
 
-__all__ = ["SAMPLING", "panel_experiment"]
+__all__ = ["FAKE_JUDGE", "OFFLINE_BASES", "SAMPLING", "offline_design", "panel_experiment"]
+
+# The judge model of the runs against a loopback fake OpenAI-format server (its base_url added).
+FAKE_JUDGE: dict[str, Any] = {
+    "id": "openai-compatible/judge",
+    "api_key_env": "FAIRPANEL_TEST_KEY",
+    "structured_output": True,
+}
 
 # Every sampling setting set, so a provider's handling of each one is exercised.
 SAMPLING = {"temperature": 0.3, "top_p": 0.9, "seed": 5, "max_tokens": 150}
@@ -48,3 +55,47 @@ def panel_experiment(name: str, judge: dict[str, Any], **changes: Any) -> str:
     config = {"name": name, **copy.deepcopy(_PANEL)}
     config["models"] = {"judge": judge}
     return yaml.safe_dump(_merged(config, changes), sort_keys=False)
+
+
+# Built-in base scenarios the offline designs draw from, in a fixed order.
+OFFLINE_BASES = [
+    "fitness-coaching",
+    "nursing-care-plan",
+    "software-incident-response",
+    "emergency-triage",
+    "portfolio-advice",
+    "salary-negotiation",
+    "team-restructuring",
+    "legal-defence-strategy",
+    "restaurant-menu-planning",
+    "research-grant-proposal",
+    "household-budget-counselling",
+    "construction-site-safety",
+]
+
+
+def offline_design(name: str, bases: list[str], derived_per_base: int) -> str:
+    """A design for ``fairpanel simulate`` and ``estimate``, as text (tests edit it by
+    replacement). Its model would need a key and a network: those commands must never call it."""
+    listed = ",\n          ".join(
+        ", ".join(bases[start : start + 6]) for start in range(0, len(bases), 6)
+    )
+    return f"""\
+name: {name}
+seed: 4
+protocols: [single, pair]
+models:
+  judge:
+    id: openai/gpt-4o-mini
+    base_url: http://127.0.0.1:9/v1
+responder:
+  model: judge
+panel:
+  judges: [domain_expert, creativity_reviewer]
+  model: judge
+scenarios:
+  bases: [{listed}]
+  derived_per_base: {derived_per_base}
+identities:
+  categories: [gender]
+"""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import WriteExperiment, read_json
+from helpers.experiments import FAKE_JUDGE, panel_experiment
 from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchServer
 from helpers.judges import SECRET, anthropic_judge_like
 from helpers.judges import openai_judge_like as judge_like
@@ -20,32 +21,21 @@ from helpers.runs import start_cli_run, stored_rows
 
 import fairpanel
 
-EXPERIMENT = """\
-name: batched
-execution: {execution}
-models:
-  judge:
-    id: openai-compatible/judge
-    base_url: {base_url}
-    api_key_env: FAIRPANEL_TEST_KEY
-    structured_output: true
-    batch: {{flush_s: 0.2, poll_s: 0.02, max_poll_s: 0.05}}
-panel:
-  judges: [domain_expert, clarity_editor]
-  model: judge
-  discussion_rounds: 1
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching]
-  derived_per_base: 2
-identities:
-  categories: [gender]
-pair: {{counterbalance: false}}
-arms: {{placebo: false, same_label: false}}
-prices:
-  openai-compatible/judge: {{input: 2.0, output: 8.0}}
-"""
+
+def _experiment(execution: str, base_url: str) -> str:
+    return panel_experiment(
+        "batched",
+        {
+            **FAKE_JUDGE,
+            "base_url": base_url,
+            "batch": {"flush_s": 0.2, "poll_s": 0.02, "max_poll_s": 0.05},
+        },
+        panel={"judges": ["domain_expert", "clarity_editor"]},
+        scenarios={"derived_per_base": 2},
+        arms={"placebo": False, "same_label": False},
+        prices={"openai-compatible/judge": {"input": 2.0, "output": 8.0}},
+        execution=execution,
+    )
 
 
 def _chat_requests(server: FakeOpenAIBatchServer) -> int:
@@ -62,7 +52,7 @@ def test_a_batched_run_goes_round_by_round_at_the_batch_price(
     write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with FakeOpenAIBatchServer(judge_like, api_key=SECRET) as server:
-        path = write_experiment(EXPERIMENT.format(execution="batch", base_url=server.base_url))
+        path = write_experiment(_experiment("batch", server.base_url))
         outcome = fairpanel.run(path, tmp_path / "run", report=False)
         batches = [server.book.batches[b] for b in server.book.created]
         assert _chat_requests(server) == 0
@@ -91,7 +81,7 @@ def test_a_batched_run_on_message_batches(
     write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with FakeAnthropicBatchServer(anthropic_judge_like, api_key=SECRET) as server:
-        text = EXPERIMENT.format(execution="batch", base_url=server.base_url)
+        text = _experiment("batch", server.base_url)
         text = text.replace("openai-compatible/judge", "anthropic/judge")
         fairpanel.run(write_experiment(text), tmp_path / "run", report=False)
         sizes = [len(server.book.batches[b].requests) for b in server.book.created]
@@ -118,14 +108,12 @@ def test_switching_modes_reuses_the_calls_already_made(
     second = "batch" if first == "online" else "online"
     out = tmp_path / "run"
     with FakeOpenAIBatchServer(judge_like, api_key=SECRET) as server:
-        before = write_experiment(EXPERIMENT.format(execution=first, base_url=server.base_url))
+        before = write_experiment(_experiment(first, server.base_url))
         fairpanel.run(before, out, report=False)
         sent = (_chat_requests(server), len(server.book.created))
         assert sent[0 if first == "online" else 1] > 0
         _forget_trials(out / "fairpanel.sqlite")
-        after = write_experiment(
-            EXPERIMENT.format(execution=second, base_url=server.base_url), "b.yaml"
-        )
+        after = write_experiment(_experiment(second, server.base_url), "b.yaml")
         fairpanel.run(after, out, report=False)
         assert (_chat_requests(server), len(server.book.created)) == sent  # nothing new sent
     summary = read_json(out / "summary.json")
@@ -139,7 +127,7 @@ def test_killed_mid_poll_the_rerun_polls_and_never_resubmits(
     with FakeOpenAIBatchServer(judge_like, api_key=SECRET) as server:
         # The third batch (every trial's first judge) stays in progress while the run is up.
         server.book.plans += [BatchPlan(polls=0), BatchPlan(polls=0), BatchPlan(polls=10**6)]
-        path = write_experiment(EXPERIMENT.format(execution="batch", base_url=server.base_url))
+        path = write_experiment(_experiment("batch", server.base_url))
         out = tmp_path / "run"
         db_path = out / "fairpanel.sqlite"
         process = start_cli_run(path, out, {"FAIRPANEL_TEST_KEY": SECRET})

@@ -6,62 +6,28 @@ import sqlite3
 from pathlib import Path
 
 from conftest import WriteExperiment, read_json
+from helpers.experiments import FAKE_JUDGE, panel_experiment
 from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
 from helpers.runs import kill_once_stored, start_cli_run, stored_count
 
-EXPERIMENT = """\
-name: resume
-models:
-  judge:
-    id: openai-compatible/judge
-    base_url: {base_url}
-    api_key_env: FAIRPANEL_TEST_KEY
-    structured_output: true
-panel:
-  judges: [domain_expert, clarity_editor]
-  model: judge
-  discussion_rounds: 1
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching, nursing-care-plan]
-  derived_per_base: 2
-identities:
-  categories: [gender, race]
-pair: {{counterbalance: false}}
-arms: {{placebo: false, same_label: false}}
-concurrency: 4
-"""
+
+def _manipulated(base_url: str) -> str:
+    return panel_experiment(
+        "resume-manipulations",
+        {**FAKE_JUDGE, "base_url": base_url},
+        panel={"judges": ["domain_expert", "clarity_editor"], "discussion_rounds": 0},
+        scenarios={"bases": ["fitness-coaching", "nursing-care-plan"]},
+        arms={
+            "placebo": False,
+            "same_label": False,
+            "manipulations": [{"kind": "verbosity", "ratio": 2, "by": "responder"}, "bandwagon"],
+        },
+        concurrency=4,
+    )
 
 
-MANIPULATED = """\
-name: resume-manipulations
-models:
-  judge:
-    id: openai-compatible/judge
-    base_url: {base_url}
-    api_key_env: FAIRPANEL_TEST_KEY
-    structured_output: true
-panel:
-  judges: [domain_expert, clarity_editor]
-  model: judge
-  discussion_rounds: 0
-responder:
-  model: judge
-scenarios:
-  bases: [fitness-coaching, nursing-care-plan]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-pair: {{counterbalance: false}}
-arms:
-  placebo: false
-  same_label: false
-  manipulations: [{{kind: verbosity, ratio: 2, by: responder}}, bandwagon]
-concurrency: 4
-"""
 MANIPULATED_TRIALS = 2 * (2 + 1) * (1 + 2 + 1)  # main, two manipulations and the control
 
 
@@ -69,7 +35,7 @@ def test_a_killed_run_with_manipulation_arms_resumes_without_repeating_a_rewrite
     write_experiment: WriteExperiment, tmp_path: Path
 ) -> None:
     with FakeOpenAIServer(judge_like, latency=0.05, api_key=SECRET) as server:
-        path = write_experiment(MANIPULATED.format(base_url=server.base_url))
+        path = write_experiment(_manipulated(server.base_url))
         out = tmp_path / "run"
         db_path = out / "fairpanel.sqlite"
         process = start_cli_run(path, out, {"FAIRPANEL_TEST_KEY": SECRET})

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import Cli, read_json
+from helpers.experiments import OFFLINE_BASES, offline_design
 from scipy.stats import beta, binomtest
 
 from fairpanel.agents import MockBias
@@ -33,27 +34,11 @@ from fairpanel.judging.simulate._runs import (
     scenario_biases,
 )
 
-# The models named here would need a key and a network; simulate must never touch them.
-DESIGN = """\
-name: simulate-small
-seed: 4
-protocols: [single, pair]
-models:
-  judge:
-    id: openai/gpt-4o-mini
-    base_url: http://127.0.0.1:9/v1
-responder:
-  model: judge
-panel:
-  judges: [domain_expert, creativity_reviewer]
-  model: judge
-scenarios:
-  bases: [fitness-coaching, nursing-care-plan, software-incident-response, emergency-triage,
-          portfolio-advice, salary-negotiation]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-"""
+DESIGN = offline_design(
+    "simulate-small",
+    OFFLINE_BASES[:6],
+    derived_per_base=1,
+)
 
 
 def _independent_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

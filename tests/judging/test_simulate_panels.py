@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import Cli, read_json
+from helpers.experiments import OFFLINE_BASES, offline_design
 from scipy.stats import norm
 
 from fairpanel.analysis import panel_calibration_tables, panel_test_outcomes
@@ -28,32 +29,14 @@ from fairpanel.judging.simulate._panels import (
 )
 from fairpanel.judging.simulate._runs import mock_config, prepare_design
 
-# The models named here would need a key and a network; simulate must never touch them. Twelve
-# bases, four derived scenarios each: enough bases for a paired t test at Holm's alpha / 6 to
-# have power. The simulations below judge the single protocol only (the pair protocol's
+# Twelve bases, four derived scenarios each: enough bases for a paired t test at Holm's alpha / 6
+# to have power. The simulations below judge the single protocol only (the pair protocol's
 # analysis triples the time a run takes); the pair protocol is read in the tests before them.
-PANELS_DESIGN = """\
-name: simulate-panels
-seed: 4
-protocols: [single, pair]
-models:
-  judge:
-    id: openai/gpt-4o-mini
-    base_url: http://127.0.0.1:9/v1
-responder:
-  model: judge
-panel:
-  judges: [domain_expert, creativity_reviewer]
-  model: judge
-scenarios:
-  bases: [fitness-coaching, nursing-care-plan, software-incident-response, emergency-triage,
-          portfolio-advice, salary-negotiation, team-restructuring, legal-defence-strategy,
-          restaurant-menu-planning, research-grant-proposal, household-budget-counselling,
-          construction-site-safety]
-  derived_per_base: 4
-identities:
-  categories: [gender]
-"""
+PANELS_DESIGN = offline_design(
+    "simulate-panels",
+    OFFLINE_BASES[:12],
+    derived_per_base=4,
+)
 SINGLE_DESIGN = PANELS_DESIGN.replace("protocols: [single, pair]", "protocols: [single]")
 TWO_PANELS = PANELS_DESIGN.replace("derived_per_base: 4", "derived_per_base: 1").replace(
     """panel:
