@@ -1,5 +1,5 @@
-"""Shared statistical tools: the cluster test over base scenarios, multiple testing, the
-cluster bootstrap, binomial intervals, integer group codes and Krippendorff's coincidences.
+"""Shared statistical tools: the cluster test over base scenarios and its power, multiple
+testing, the cluster bootstrap, binomial intervals, group codes, Krippendorff's coincidences.
 """
 
 from fairpanel.analysis.tools._cluster import (
@@ -26,6 +26,11 @@ from fairpanel.analysis.tools._multitest import (
     holm,
     weighted_holm,
 )
+from fairpanel.analysis.tools._power import (
+    DEFAULT_POWER,
+    bases_for_power,
+    minimum_detectable_effect,
+)
 from fairpanel.analysis.tools._resample import (
     DEFAULT_BOOTSTRAP,
     bootstrap_cluster_means,
@@ -39,12 +44,14 @@ from fairpanel.analysis.tools._resample import (
 
 __all__ = [
     "DEFAULT_BOOTSTRAP",
+    "DEFAULT_POWER",
     "MIN_BASES",
     "TEST_NAME",
     "ClusterTest",
     "Codes",
     "Level",
     "alpha_from_counts",
+    "bases_for_power",
     "benjamini_hochberg",
     "bonferroni",
     "bootstrap_cluster_means",
@@ -60,6 +67,7 @@ __all__ = [
     "expanded_tail",
     "group_numbers",
     "holm",
+    "minimum_detectable_effect",
     "seed_for",
     "sort_codes",
     "text_codes",
