@@ -12,7 +12,14 @@ from typing import Any
 
 import yaml
 
-__all__ = ["FAKE_JUDGE", "OFFLINE_BASES", "SAMPLING", "offline_design", "panel_experiment"]
+__all__ = [
+    "FAKE_JUDGE",
+    "OFFLINE_BASES",
+    "SAMPLING",
+    "offline_design",
+    "panel_experiment",
+    "small_fake_judge_run",
+]
 
 # The judge model of the runs against a loopback fake OpenAI-format server (its base_url added).
 FAKE_JUDGE: dict[str, Any] = {
@@ -99,3 +106,17 @@ scenarios:
 identities:
   categories: [gender]
 """
+
+
+def small_fake_judge_run(base_url: str) -> str:
+    """A run against the fake server small enough to kill and resume many times: one base,
+    two derived scenarios, gender and race, two judges without a discussion round."""
+    return panel_experiment(
+        "resume",
+        {**FAKE_JUDGE, "base_url": base_url},
+        panel={"judges": ["domain_expert", "clarity_editor"], "discussion_rounds": 0},
+        scenarios={"derived_per_base": 2},
+        identities={"categories": ["gender", "race"]},
+        arms={"placebo": False, "same_label": False},
+        concurrency=4,
+    )

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.experiments import small_fake_judge_run
 from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
 from helpers.run_process import start_run, start_store_hammer
-from test_resume import EXPERIMENT
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -37,10 +37,6 @@ KILLS = int(os.environ.get("FAIRPANEL_KILLS", "10"))  # 10 keeps CI in its budge
 # times where that is longer (a loaded machine makes every run, and so every episode, slower).
 LOOP_BUDGET_S = 90.0
 KILL_BUDGET_RUNS = 4
-# test_resume's experiment on one base scenario, without a discussion round.
-SMALL = EXPERIMENT.replace("[fitness-coaching, nursing-care-plan]", "[fitness-coaching]").replace(
-    "discussion_rounds: 1", "discussion_rounds: 0"
-)
 JUDGES, ROUNDS = 2, 2
 TRIALS = 2 * (2 + 4 + 1 + 6)
 
@@ -100,7 +96,7 @@ def test_random_sigkills_then_resume_equal_an_uninterrupted_run(tmp_path: Path) 
     log = tmp_path / "runs.log"
     with FakeOpenAIServer(judge_like, latency=0.005, api_key=SECRET) as server:
         path = tmp_path / "experiment.yaml"
-        path.write_text(SMALL.format(base_url=server.base_url), encoding="utf-8")
+        path.write_text(small_fake_judge_run(server.base_url), encoding="utf-8")
         warm_up = start_run(["--help"], {}, log)  # starts the fork server outside the timing
         warm_up.join(120)
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from conftest import read_json
+from helpers.experiments import small_fake_judge_run
 from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
 from helpers.run_process import start_run
 from helpers.runs import stored_count
-from test_resume import EXPERIMENT
 from typer.testing import CliRunner
 
 from fairpanel.cli import app
@@ -22,10 +22,6 @@ from fairpanel.judging import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError, RunFolde
 
 pytestmark = pytest.mark.timeout(120)
 
-# test_resume's experiment on one base scenario, without a discussion round.
-SMALL = EXPERIMENT.replace("[fitness-coaching, nursing-care-plan]", "[fitness-coaching]").replace(
-    "discussion_rounds: 1", "discussion_rounds: 0"
-)
 TRIALS = 2 * (2 + 4 + 1 + 6)
 
 
@@ -57,7 +53,7 @@ def test_second_run_on_a_busy_folder_is_refused_and_a_killed_holder_blocks_nothi
     monkeypatch.setenv("FAIRPANEL_TEST_KEY", SECRET)
     with FakeOpenAIServer(judge_like, latency=0.05, api_key=SECRET) as server:
         path = tmp_path / "experiment.yaml"
-        path.write_text(SMALL.format(base_url=server.base_url), encoding="utf-8")
+        path.write_text(small_fake_judge_run(server.base_url), encoding="utf-8")
         out = tmp_path / "run"
         db_path = out / "fairpanel.sqlite"
         env = {"FAIRPANEL_TEST_KEY": SECRET}
