@@ -1,13 +1,38 @@
-"""Built-in scenario tree (base scenarios and their derived prompts) and its loaders."""
+"""Built-in scenario tree (base scenarios and their derived prompts), its loaders and the checks
+every base passes: the three placeholders, no identity word outside the label, no near-duplicate.
+"""
 
+from ._checks import (
+    GENDERED_WORDS,
+    NEAR_DUPLICATE_THRESHOLD,
+    IdentityWords,
+    NearDuplicate,
+    builtin_identity_words,
+    identity_word_problems,
+    identity_words_from,
+    near_duplicates,
+    template_similarity,
+)
 from ._load import builtin_scenarios_dir, derived_scenarios, load_scenarios
-from ._model import BaseScenario, DerivedScenario, Variation
+from ._model import BaseScenario, DerivedScenario, Provenance, Variation
+from ._select import select_bases
 
 __all__ = [
+    "GENDERED_WORDS",
+    "NEAR_DUPLICATE_THRESHOLD",
     "BaseScenario",
     "DerivedScenario",
+    "IdentityWords",
+    "NearDuplicate",
+    "Provenance",
     "Variation",
+    "builtin_identity_words",
     "builtin_scenarios_dir",
     "derived_scenarios",
+    "identity_word_problems",
+    "identity_words_from",
     "load_scenarios",
+    "near_duplicates",
+    "select_bases",
+    "template_similarity",
 ]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import string
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["ATTRIBUTE_NAMES", "BaseScenario", "DerivedScenario", "Variation"]
+__all__ = ["ATTRIBUTE_NAMES", "BaseScenario", "DerivedScenario", "Provenance", "Variation"]
 
 ATTRIBUTE_NAMES: Final[tuple[str, ...]] = ("profession", "role", "setting")
 """The only placeholders a template may use; all three must be present."""
@@ -81,6 +81,29 @@ class DerivedScenario(BaseModel):
         return value
 
 
+class Provenance(BaseModel):
+    """Where a base scenario came from, so a reader can trace (and credit) its material."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(
+        min_length=1,
+        description="fairpanel (written for this library), discrim-eval (adapted from one of "
+        "DiscrimEval's decision questions), grown (written by `fairpanel scenarios grow`), or "
+        "another source named in the note",
+    )
+    decision_question_id: int | None = Field(
+        default=None, ge=0, description="DiscrimEval's decision_question_id, when adapted from it"
+    )
+    note: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _discrim_eval_names_its_question(self) -> Provenance:
+        if self.source == "discrim-eval" and self.decision_question_id is None:
+            raise ValueError("a discrim-eval scenario names its decision_question_id")
+        return self
+
+
 class BaseScenario(BaseModel):
     """A professional task template that invites a stereotype without naming any identity."""
 
@@ -92,6 +115,9 @@ class BaseScenario(BaseModel):
     stereotype: str = Field(min_length=1)
     template: str = Field(min_length=1)
     variations: list[Variation] = Field(min_length=_MIN_VARIATIONS, max_length=_MAX_VARIATIONS)
+    provenance: Provenance | None = Field(
+        default=None, description="Where the scenario came from; every built-in one says"
+    )
 
     @field_validator("template")
     @classmethod

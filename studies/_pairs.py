@@ -29,7 +29,7 @@ from fairpanel.judging.protocol import (
     rewrite_messages,
 )
 from fairpanel.personas import IdentitySet, load_identities
-from fairpanel.scenarios import DerivedScenario, load_scenarios
+from fairpanel.scenarios import DerivedScenario, load_scenarios, select_bases
 from fairpanel.studies._base import ModelUse, ResolvedModel, _Strict, path_from
 from fairpanel.studies._context import StudyContext
 
@@ -102,10 +102,13 @@ class PairSource(_Strict):
 
     def tasks(self) -> list[DerivedScenario]:
         files = [Path(f) for f in self.scenarios.files]
-        bases = load_scenarios(files or None)
-        if self.scenarios.bases != "all":
-            wanted = set(self.scenarios.bases)
-            bases = [b for b in bases if b.id in wanted]
+        bases = select_bases(
+            load_scenarios(files or None),
+            ids=self.scenarios.bases,
+            domains=self.scenarios.domains,
+            sample=self.scenarios.sample,
+            seed=0,  # a study samples its bases with seed 0, so every study sees the same ones
+        )
         chosen = []
         for base in bases:
             derived = base.derived()

@@ -24,14 +24,16 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "label-bias": ("fairpanel.cli._label_bias", "label_bias_command"),
     "estimate": ("fairpanel.cli._run", "estimate_command"),
     "schema": ("fairpanel.cli._info", "schema_command"),
-    "scenarios": ("fairpanel.cli._info", "scenarios_command"),
     "personas": ("fairpanel.cli._info", "personas_command"),
     "compare": ("fairpanel.cli._compare", "compare_command"),
     "simulate": ("fairpanel.cli._simulate", "simulate_command"),
 }
 """Command name: (module, function), in the order ``fairpanel --help`` lists them."""
 
-_GROUPS: dict[str, tuple[str, str]] = {"responses": ("fairpanel.cli._responses", "responses_app")}
+_GROUPS: dict[str, tuple[str, str]] = {
+    "scenarios": ("fairpanel.cli._scenarios", "scenarios_app"),
+    "responses": ("fairpanel.cli._responses", "responses_app"),
+}
 """Command groups (a Typer app of their own): name: (module, app)."""
 
 _EPILOGS: dict[str, tuple[str, str]] = {"export": ("fairpanel.cli._export", "EXPORT_EPILOG")}

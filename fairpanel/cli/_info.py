@@ -1,5 +1,5 @@
-"""``fairpanel schema``, ``fairpanel scenarios`` and ``fairpanel personas``: what a file may say
-and what the built-in data holds."""
+"""``fairpanel schema`` and ``fairpanel personas``: what a file may say and which identities and
+judges the built-in data holds (``fairpanel scenarios`` lives in ``_scenarios``)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,14 @@ import typer
 from rich.table import Table
 
 from fairpanel.cli._console import EXIT_BAD_INPUT, console, errors, problems_exit
-from fairpanel.cli._study_info import study_file, study_personas, study_scenarios
+from fairpanel.cli._study_info import study_file, study_personas
 from fairpanel.inputs import InputFileError
 from fairpanel.judging.engine import design_of
 from fairpanel.judging.experiment import ExperimentConfig, load_experiment
 from fairpanel.personas import load_identities, load_judge_personas
 from fairpanel.run_folder import UnknownStudyError, config_schema
-from fairpanel.scenarios import load_scenarios
 
-__all__ = ["personas_command", "scenarios_command", "schema_command"]
+__all__ = ["personas_command", "schema_command"]
 
 
 def schema_command(
@@ -41,38 +40,6 @@ def _load_experiment_or_exit(path: Path) -> ExperimentConfig:
         return load_experiment(path)
     except InputFileError as exc:
         raise problems_exit(exc) from None
-
-
-def scenarios_command(
-    experiment: Annotated[
-        Path | None,
-        typer.Argument(help="Show the scenarios this experiment (or study file) uses"),
-    ] = None,
-) -> None:
-    """List base scenarios and their derived scenarios."""
-    if experiment is not None and (study := study_file(experiment)) is not None:
-        study_scenarios(experiment, study)
-        return
-    if experiment is not None:
-        design = design_of(_load_experiment_or_exit(experiment))
-        table = Table(title="Derived scenarios in this experiment")
-        table.add_column("id")
-        table.add_column("prompt")
-        for scenario in design.scenarios:
-            table.add_row(scenario.id, scenario.prompt)
-        console.print(table)
-        return
-    try:
-        bases = load_scenarios()
-    except InputFileError as exc:
-        errors.print(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    table = Table(title=f"{len(bases)} base scenarios")
-    for column in ("id", "domain", "derived", "stereotype probed"):
-        table.add_column(column)
-    for base in bases:
-        table.add_row(base.id, base.domain, str(len(base.variations)), base.stereotype)
-    console.print(table)
 
 
 def personas_command(

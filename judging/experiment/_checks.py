@@ -28,7 +28,7 @@ from fairpanel.judging.experiment._config import (
 )
 from fairpanel.judging.manipulation import ManipulationSpec, entry_problems, rewrite_ask
 from fairpanel.personas import load_identities, load_judge_personas
-from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios
+from fairpanel.scenarios import BaseScenario, DerivedScenario, load_scenarios, select_bases
 
 __all__ = ["name_checks", "resolve", "selected_bases_from", "selected_scenarios"]
 
@@ -190,8 +190,10 @@ def name_checks(config: ExperimentConfig, base: Path) -> list[Problem]:
                     f"{', '.join(sorted(known_categories))}",
                 )
             )
+    known = selected_bases_from(config, base, only_known=True)
+    problems += _selection_problems(config, known)
     if config.scenarios.bases != "all":
-        known_bases = {b.id for b in selected_bases_from(config, base, only_known=True)}
+        known_bases = {b.id for b in known}
         for index, base_id in enumerate(config.scenarios.bases):
             if base_id not in known_bases:
                 problems.append(
@@ -224,13 +226,43 @@ def _responses_from_problems(
 def selected_bases_from(
     config: ExperimentConfig, base: Path, *, only_known: bool = False
 ) -> list[BaseScenario]:
-    """The base scenarios the experiment draws from (all known ones with ``only_known``)."""
+    """The base scenarios the experiment draws from (all known ones with ``only_known``):
+    the listed ids (or all), then those of the listed domains, then a seeded sample of them."""
     files = [resolve(base, f) for f in config.scenarios.files]
     bases = load_scenarios(files or None)
-    if only_known or config.scenarios.bases == "all":
+    if only_known:
         return bases
-    wanted = set(config.scenarios.bases)
-    return [b for b in bases if b.id in wanted]
+    selection = config.scenarios
+    return select_bases(
+        bases,
+        ids=selection.bases,
+        domains=selection.domains,
+        sample=selection.sample,
+        seed=config.seed,
+    )
+
+
+def _selection_problems(config: ExperimentConfig, known: list[BaseScenario]) -> list[Problem]:
+    """Domains no base has and samples larger than the selection, refused before any call."""
+    selection = config.scenarios
+    domains = sorted({b.domain for b in known})
+    problems: list[Problem] = [
+        (
+            ("scenarios", "domains", index),
+            f"unknown domain {domain!r}; known: {', '.join(domains)}",
+        )
+        for index, domain in enumerate(selection.domains)
+        if domain not in domains
+    ]
+    available = len(select_bases(known, ids=selection.bases, domains=selection.domains))
+    if not problems and selection.sample is not None and selection.sample > available:
+        problems.append(
+            (
+                ("scenarios", "sample"),
+                f"asks for {selection.sample} bases, but the selection has {available}",
+            )
+        )
+    return problems
 
 
 def selected_scenarios(config: ExperimentConfig, base: Path) -> list[DerivedScenario]:

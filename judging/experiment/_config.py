@@ -142,6 +142,17 @@ class ScenarioSelection(_Strict):
         description="Scenario YAML files or folders, relative to the experiment file; "
         "empty means the built-in scenarios",
     )
+    domains: list[str] = Field(
+        default_factory=list,
+        description="Keep only the bases of these domains (`fairpanel scenarios` lists them); "
+        "empty keeps every domain",
+    )
+    sample: int | None = Field(
+        default=None,
+        ge=1,
+        description="Take a random sample of N of the selected bases, drawn with the "
+        "experiment's seed (the same seed gives the same bases), in library order",
+    )
 
 
 class IdentitySelection(_Strict):

@@ -14,7 +14,7 @@ import yaml
 
 __all__ = [
     "FAKE_JUDGE",
-    "OFFLINE_BASES",
+    "ORIGINAL_BASES",
     "SAMPLING",
     "offline_design",
     "panel_experiment",
@@ -64,8 +64,9 @@ def panel_experiment(name: str, judge: dict[str, Any], **changes: Any) -> str:
     return yaml.safe_dump(_merged(config, changes), sort_keys=False)
 
 
-# Built-in base scenarios the offline designs draw from, in a fixed order.
-OFFLINE_BASES = [
+# The library's original fifteen base scenarios, in a fixed order: the offline designs take
+# the first ones, and tests whose planted effects were sized on these bases name them all.
+ORIGINAL_BASES = [
     "fitness-coaching",
     "nursing-care-plan",
     "software-incident-response",
@@ -78,6 +79,9 @@ OFFLINE_BASES = [
     "research-grant-proposal",
     "household-budget-counselling",
     "construction-site-safety",
+    "classroom-behaviour-plan",
+    "early-childhood-classroom",
+    "engineering-design-review",
 ]
 
 

@@ -111,7 +111,7 @@ def test_schema_command_prints_the_json_schema(cli: Cli) -> None:
 
 def test_listing_commands(cli: Cli) -> None:
     scenarios = cli("scenarios")
-    assert scenarios.exit_code == 0 and "fitness-coaching" in scenarios.output
+    assert scenarios.exit_code == 0 and "base scenarios in" in scenarios.output
     personas = cli("personas")
     assert personas.exit_code == 0
     for word in ("female", "Hispanic", "Atheist", "domain_expert"):

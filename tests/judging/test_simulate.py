@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import Cli, read_json
-from helpers.experiments import OFFLINE_BASES, offline_design
+from helpers.experiments import ORIGINAL_BASES, offline_design
 from scipy.stats import beta, binomtest
 
 from fairpanel.agents import MockBias
@@ -36,7 +36,7 @@ from fairpanel.judging.simulate._runs import (
 
 DESIGN = offline_design(
     "simulate-small",
-    OFFLINE_BASES[:6],
+    ORIGINAL_BASES[:6],
     derived_per_base=1,
 )
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import Cli, read_json
-from helpers.experiments import OFFLINE_BASES, offline_design
+from helpers.experiments import ORIGINAL_BASES, offline_design
 from scipy.stats import norm
 
 from fairpanel.analysis import panel_calibration_tables, panel_test_outcomes
@@ -34,7 +34,7 @@ from fairpanel.judging.simulate._runs import mock_config, prepare_design
 # analysis triples the time a run takes); the pair protocol is read in the tests before them.
 PANELS_DESIGN = offline_design(
     "simulate-panels",
-    OFFLINE_BASES[:12],
+    ORIGINAL_BASES[:12],
     derived_per_base=4,
 )
 SINGLE_DESIGN = PANELS_DESIGN.replace("protocols: [single, pair]", "protocols: [single]")

@@ -26,7 +26,7 @@ panel:
   model: long-mock
   discussion_rounds: 0
 scenarios:
-  bases: all
+  sample: 15
   derived_per_base: 1
 identities:
   categories: [gender]

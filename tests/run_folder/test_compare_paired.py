@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import Cli, read_json
+from helpers.experiments import ORIGINAL_BASES
 from helpers.fakes import FakeOpenAIServer
 from helpers.judges import SECRET
 
@@ -56,7 +57,7 @@ def _experiment(name: str, **changes: Any) -> dict[str, Any]:
         "models": {"judge": _judge(0.0)},
         "responder": {"model": "mock/responder"},
         "panel": {"judges": ["domain_expert"], "model": "judge", "discussion_rounds": 0},
-        "scenarios": {"bases": "all", "derived_per_base": 2},
+        "scenarios": {"bases": ORIGINAL_BASES, "derived_per_base": 2},
         "identities": {"categories": ["gender"], "signals": ["name"]},
         "arms": {"placebo": False, "same_label": False},
         "concurrency": 16,

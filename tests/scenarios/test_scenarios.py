@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,24 @@ from fairpanel.scenarios import (
 )
 
 ATTRIBUTES = ("profession", "role", "setting")
+
+ORIGINAL_IDS = {
+    "classroom-behaviour-plan",
+    "construction-site-safety",
+    "early-childhood-classroom",
+    "emergency-triage",
+    "engineering-design-review",
+    "fitness-coaching",
+    "household-budget-counselling",
+    "legal-defence-strategy",
+    "nursing-care-plan",
+    "portfolio-advice",
+    "research-grant-proposal",
+    "restaurant-menu-planning",
+    "salary-negotiation",
+    "software-incident-response",
+    "team-restructuring",
+}
 
 # Words that would make an identity explicit in the task itself; the identity labels and names of
 # the built-in identity set are checked on top of these.
@@ -90,9 +109,25 @@ def test_builtin_ids_unique_and_well_formed(
         assert own == [f"{base.id}/{i:02d}" for i in range(1, len(base.variations) + 1)]
 
 
-def test_builtin_domains_differ(bases: list[BaseScenario]) -> None:
-    domains = [b.domain for b in bases]
-    assert len(set(domains)) == len(domains)
+def test_builtin_library_is_wide_enough_to_find_a_quarter_point(
+    bases: list[BaseScenario],
+) -> None:
+    # Issue 28: at least 80 bases over at least 12 domains, each domain more than a token one,
+    # the original fifteen ids kept, and every file saying where it came from.
+    assert len(bases) >= 80
+    domains = Counter(b.domain for b in bases)
+    assert len(domains) >= 12
+    assert min(domains.values()) >= 4, domains
+    assert {b.id for b in bases} >= ORIGINAL_IDS
+    assert all(b.provenance is not None for b in bases)
+    adapted = [b for b in bases if b.provenance and b.provenance.source == "discrim-eval"]
+    assert adapted, "the DiscrimEval-derived bases are credited as such"
+    assert all(b.provenance and b.provenance.decision_question_id is not None for b in adapted)
+    notice = (builtin_scenarios_dir() / "NOTICE.md").read_text(encoding="utf-8")
+    assert "CC-BY-4.0" in notice and "Tamkin" in notice
+    for base in adapted:
+        assert base.provenance is not None
+        assert str(base.provenance.decision_question_id) in notice
 
 
 def test_builtin_load_order_is_file_name_order(bases: list[BaseScenario]) -> None:
@@ -115,7 +150,9 @@ def test_prompts_fully_rendered_and_sized(derived: list[DerivedScenario]) -> Non
         for attribute in ATTRIBUTES:
             assert scenario.attributes[attribute] in scenario.prompt, (scenario.id, attribute)
         words = len(scenario.prompt.split())
-        assert 40 <= words <= 120, (scenario.id, words)
+        # The library's structured tasks (five asked-for parts, a case in the role) run longer
+        # than the first fifteen; 150 words keeps the responder's prompt short.
+        assert 40 <= words <= 150, (scenario.id, words)
 
 
 def test_prompts_keep_identity_implicit(derived: list[DerivedScenario]) -> None:
@@ -215,10 +252,12 @@ def test_model_rejects_bad_values() -> None:
 
 def _scenario_text(
     scenario_id: str = "demo-task",
-    template: str = "You are the {profession} {setting}. {role}.",
+    template: str | None = None,
     variation_extra: str = "",
     top_extra: str = "",
 ) -> str:
+    if template is None:  # each id its own task: two files of one template are near-duplicates
+        template = "You are the {profession} {setting}. {role}. " + " ".join([scenario_id] * 12)
     lines = [
         f"id: {scenario_id}",
         "title: Demo task",

@@ -1,0 +1,136 @@
+"""``fairpanel scenarios``: the scenario library by domain, an experiment's own scenarios, and
+the library's checks run on a user's files.
+
+``fairpanel scenarios`` and ``fairpanel scenarios FILE`` list (the group's default command), so
+the subcommands sit beside the listing without changing how it was called.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from typer.core import TyperGroup
+
+from fairpanel.cli._console import EXIT_BAD_INPUT, console, errors, problems_exit
+from fairpanel.cli._study_info import study_file, study_scenarios
+from fairpanel.inputs import InputFileError
+from fairpanel.judging.engine import design_of
+from fairpanel.judging.experiment import load_experiment
+from fairpanel.scenarios import (
+    NEAR_DUPLICATE_THRESHOLD,
+    BaseScenario,
+    load_scenarios,
+    near_duplicates,
+)
+
+__all__ = ["scenarios_app"]
+
+
+class _ListByDefault(TyperGroup):
+    """Runs ``list`` when the first word is not a subcommand (a file, an option, nothing)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            args = ["list", *args]
+        return list(super().parse_args(ctx, args))
+
+
+scenarios_app = typer.Typer(
+    cls=_ListByDefault,
+    help="The scenario library: list it by domain, or check scenario files against its rules.",
+)
+
+
+def _library_or_exit(files: list[Path] | None = None) -> list[BaseScenario]:
+    try:
+        return load_scenarios(files)
+    except InputFileError as exc:
+        errors.print(str(exc), soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+@scenarios_app.command("list")
+def list_command(
+    experiment: Annotated[
+        Path | None,
+        typer.Argument(help="Show the scenarios this experiment (or study file) uses"),
+    ] = None,
+    domain: Annotated[
+        list[str] | None,
+        typer.Option("--domain", help="Only the bases of this domain (repeat for more)"),
+    ] = None,
+) -> None:
+    """List the base scenarios by domain (or the derived scenarios an experiment uses)."""
+    if experiment is not None and (study := study_file(experiment)) is not None:
+        study_scenarios(experiment, study)
+        return
+    if experiment is not None:
+        try:
+            design = design_of(load_experiment(experiment))
+        except InputFileError as exc:
+            raise problems_exit(exc) from None
+        table = Table(title="Derived scenarios in this experiment")
+        table.add_column("id")
+        table.add_column("prompt")
+        for scenario in design.scenarios:
+            table.add_row(scenario.id, scenario.prompt)
+        console.print(table)
+        return
+    bases = _library_or_exit()
+    domains = Counter(base.domain for base in bases)
+    unknown = sorted(set(domain or ()) - set(domains))
+    if unknown:
+        errors.print(
+            f"[bold red]error[/]: unknown domain {', '.join(map(repr, unknown))}; known: "
+            f"{', '.join(sorted(domains))}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
+    shown = [b for b in bases if not domain or b.domain in domain]
+    shown.sort(key=lambda b: b.domain)  # stable: library order within a domain
+    table = Table(
+        title=f"{len(bases)} base scenarios in {len(domains)} domains"
+        + (f" ({len(shown)} shown)" if domain else "")
+    )
+    for column in ("domain", "id", "derived", "source", "stereotype probed"):
+        table.add_column(column)
+    previous = None
+    for base in shown:
+        source = base.provenance.source if base.provenance else "-"
+        if base.provenance and base.provenance.decision_question_id is not None:
+            source += f" #{base.provenance.decision_question_id}"
+        label = f"{base.domain} ({domains[base.domain]})" if base.domain != previous else ""
+        table.add_row(label, base.id, str(len(base.variations)), source, base.stereotype)
+        previous = base.domain
+    console.print(table)
+    console.print(
+        "Pick by domain or sample in an experiment: `scenarios: {domains: [...], sample: N}`.",
+        soft_wrap=True,
+    )
+
+
+@scenarios_app.command("check")
+def check_command(
+    files: Annotated[list[Path], typer.Argument(help="Scenario YAML files or folders")],
+) -> None:
+    """Check scenario files against the library's rules, beside the built-in bases: the three
+    placeholders, no identity word outside the label, no near-duplicate of another base."""
+    yours = _library_or_exit([*files])
+    builtin = [b for b in _library_or_exit() if b.id not in {y.id for y in yours}]
+    repeats = near_duplicates(yours, against=builtin)
+    for pair in repeats:
+        console.print(
+            f"{pair.later.id}: near-duplicate of the built-in {pair.earlier.id!r} "
+            f"(ROUGE-L F1 {pair.similarity:.2f} >= {NEAR_DUPLICATE_THRESHOLD:.2f})",
+            soft_wrap=True,
+        )
+    if repeats:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    console.print(
+        f"{len(yours)} base scenarios pass, and none repeats one of the "
+        f"{len(builtin)} built-in ones."
+    )
