@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from helpers.paths import EXAMPLES
@@ -99,8 +101,15 @@ def test_call_keys_are_pinned() -> None:
     assert _request().key() == PINNED_REQUEST_KEY
 
 
-def test_trial_keys_are_pinned() -> None:
-    first = next(design_of(load_experiment(EXAMPLES / "mock-planted-bias.yaml")).trials())
+def test_trial_keys_are_pinned(tmp_path: Path) -> None:
+    # The example as it was pinned: its first base then was the library's first file.
+    text = (EXAMPLES / "mock-planted-bias.yaml").read_text(encoding="utf-8")
+    pinned = tmp_path / "mock-planted-bias.yaml"
+    pinned.write_text(
+        re.sub(r"(?m)^  (sample|bases): .*$", "  bases: [classroom-behaviour-plan]", text),
+        encoding="utf-8",
+    )
+    first = next(design_of(load_experiment(pinned)).trials())
     assert (first.scenario_id, first.protocol, first.identities) == (
         "classroom-behaviour-plan/01",
         "single",
