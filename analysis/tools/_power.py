@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 from statsmodels.stats.power import TTestPower
 
 from fairpanel.analysis.tools._cluster import MIN_BASES
@@ -36,7 +37,8 @@ def minimum_detectable_effect(
         effect_size = TTestPower().solve_power(
             effect_size=None, nobs=bases, alpha=alpha, power=power, alternative="two-sided"
         )
-    return float(effect_size) * spread
+    # A one-element array when statsmodels fell back to its second root finder.
+    return float(np.asarray(effect_size).item()) * spread
 
 
 def bases_for_power(
