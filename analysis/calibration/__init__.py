@@ -12,6 +12,7 @@ from fairpanel.analysis.calibration._components import (
     pooled,
 )
 from fairpanel.analysis.calibration._identity import (
+    RECOMMEND_SIZE,
     TARGET_POWER,
     calibration_tables,
     identity_test_outcomes,
@@ -20,6 +21,7 @@ from fairpanel.analysis.calibration._panels import panel_calibration_tables, pan
 
 __all__ = [
     "POOLED",
+    "RECOMMEND_SIZE",
     "TARGET_POWER",
     "AnovaSums",
     "VarianceComponents",

@@ -66,7 +66,9 @@ class DesignPlan:
     @property
     def trials(self) -> float:
         """Trials up to the design's constant per unit: bases x derived x replicates."""
-        return math.inf if self.bases is None else self.bases * self.derived_per_base * self.replicates
+        if self.bases is None:
+            return math.inf
+        return self.bases * self.derived_per_base * self.replicates
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,12 +94,20 @@ def _candidate(
 def _chosen(candidates: list[DesignPlan], library: int) -> tuple[DesignPlan, bool]:
     """The fewest trials among designs that fit the library (more derived before more
     replicates on a tie), else the fewest trials near the fewest bases; and whether it fits."""
-    order = sorted(candidates, key=lambda c: (c.trials, c.replicates, -c.derived_per_base))
-    fitting = [c for c in order if c.bases is not None and c.bases <= library]
+    order = sorted(
+        (c for c in candidates if c.bases is not None),
+        key=lambda c: (c.trials, c.replicates, -c.derived_per_base),
+    )
+    if not order:
+        raise ValueError(
+            "the pilot's variance components could not be estimated (it needs at least two "
+            "base scenarios and two units in some base for each planned protocol)"
+        )
+    fitting = [c for c in order if (c.bases or 0) <= library]
     if fitting:
         return fitting[0], True
-    floor = min(c.bases for c in order if c.bases is not None)
-    near = [c for c in order if c.bases is not None and c.bases <= math.ceil(floor * NEAR_FLOOR)]
+    floor = min(c.bases or 0 for c in order)
+    near = [c for c in order if (c.bases or 0) <= math.ceil(floor * NEAR_FLOOR)]
     return near[0], False
 
 
@@ -136,6 +146,8 @@ def pilot_plan(
     """The plan (pilot-plan.json's content): the pilot's components, every candidate's bases,
     the recommended design and the estimate of its calls and cost. ``targets`` maps each
     protocol to plan for to its shift (its own scale); every one must reach the power."""
+    if any(shift <= 0 for shift in targets.values()):
+        raise ValueError("a target shift must be positive")
     missing = [p for p in targets if pooled(pilot.components, p) is None]
     if missing:
         raise ValueError(f"the pilot has no {', '.join(missing)} primary contrast to plan from")
@@ -201,7 +213,7 @@ def _lines(
             f"selects {selected}). No design with up to {MAX_REPLICATES} replicates reaches the "
             f"target with {library}; write more base scenarios, plan for a larger shift, or "
             "accept less power. The calls and cost below are for "
-            f"{held} bases; multiply by {chosen.bases / held:.1f} for {chosen.bases}."
+            f"{held} bases; multiply by {(chosen.bases or held) / held:.1f} for {chosen.bases}."
         )
     elif chosen.bases is not None and chosen.bases > selected:
         lines.append(
