@@ -121,12 +121,25 @@ class VarianceComponents:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_sums(
+        cls,
+        sums: Sequence[AnovaSums],
+        *,
+        protocol: str,
+        category: str | None = None,
+        contrast: str = POOLED,
+    ) -> VarianceComponents:
+        """Method-of-moments sds from one contrast's sums, or several contrasts' pooled."""
+        return _components(sums, protocol, category, contrast)
+
 
 def _components(
     sums: Sequence[AnovaSums], protocol: str, category: str | None, contrast: str
 ) -> VarianceComponents:
-    """Method-of-moments sds from one contrast's sums, or several contrasts' sums pooled
-    (mean squares from summed sums and degrees of freedom; n0 averaged over the between df)."""
+    """Mean squares from the summed sums and degrees of freedom (one contrast's, or a
+    protocol's contrasts' pooled), n0 averaged over the between df; sigma_b^2 = (MSB - MSW) /
+    n0 truncated at zero, sigma_w^2 = MSW."""
     between_df = sum(s.between_df for s in sums)
     within_df = sum(s.within_df for s in sums)
     within_ms = sum(s.within for s in sums) / within_df if within_df > 0 else math.nan

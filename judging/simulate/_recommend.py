@@ -67,8 +67,8 @@ def assumed_judges(settings: SimulationSettings) -> str:
     which = "the defaults" if effects == DEFAULT_EFFECTS else "as set on the command line"
     return (
         f"These figures assume the simulated judges' random effects ({which}): each base "
-        f"scenario's own preference for each label sd {effects.label_base_sd:g} points and for "
-        f"the first position sd {effects.position_base_sd:g}, judge leniency sd "
+        f"scenario's own preference for each label (label sd {effects.label_base_sd:g} points) "
+        f"and for the first position (sd {effects.position_base_sd:g}), judge leniency sd "
         f"{effects.judge_leniency_sd:g}, halo sd {effects.halo_sd:g}, debate-shared noise sd "
         f"{effects.trial_noise_sd:g}, score noise +-{settings.noise}. Real judges may differ: "
         "a small pilot run measures the between- and within-base variance of your contrasts "
