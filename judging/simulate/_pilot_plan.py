@@ -36,6 +36,8 @@ MAX_REPLICATES = 10
 """Replicates beyond this repeat the same answers so often that a run should add scenarios."""
 NEAR_FLOOR = 1.1
 """Without a design that fits the library: the cheapest within 10% of the fewest bases."""
+FEW_PILOT_BASES = 10
+"""Below this many bases a pilot's between-base sd is too rough to plan on without a warning."""
 
 
 def family_size(config: ExperimentConfig) -> int:
@@ -183,7 +185,10 @@ def pilot_plan(
         "by_derived": [c.to_dict() for c in candidates if c.replicates == 1],
         "estimate": cost,
         "estimate_bases": held,
-        "lines": _lines(chosen, fits, targets, family, level, len(library), len(selected), held),
+        "lines": [
+            *_lines(chosen, fits, targets, family, level, len(library), len(selected), held),
+            *_precision(pilot, targets),
+        ],
     }
 
 
@@ -219,5 +224,25 @@ def _lines(
         lines.append(
             f"The experiment selects {selected} base scenarios; the library has {library}, "
             f"so select {chosen.bases} (scenarios.bases)."
+        )
+    return lines
+
+
+def _precision(pilot: Pilot, targets: Mapping[str, float]) -> list[str]:
+    """What the plan's weakest input is: the between-base sd of a pilot with few bases, or one
+    estimated at zero (the plan then assumes no scenario-level preference at all)."""
+    lines = []
+    zero = [p for p in targets if (row := pooled(pilot.components, p)) and row.between_sd == 0]
+    if zero:
+        lines.append(
+            f"The pilot's between-base sd is 0 for {', '.join(zero)} (its base means vary no "
+            "more than its within-base noise explains), so the plan assumes the judges' "
+            "preferences do not vary between scenarios; if they do, it needs more bases."
+        )
+    if pilot.bases < FEW_PILOT_BASES:
+        lines.append(
+            f"The pilot has {pilot.bases} base scenarios: its between-base sd rests on "
+            f"{pilot.bases - 1} degrees of freedom and can be off by a factor of two either way; "
+            f"a pilot with {FEW_PILOT_BASES} or more bases plans more reliably."
         )
     return lines

@@ -87,6 +87,8 @@ def test_a_pilot_gives_a_design_with_its_calls_and_cost(
     cells = chosen["bases"] * chosen["derived_per_base"] * chosen["replicates"]
     assert plan["estimate"]["trials_total"] == trials_per_cell * cells
     assert plan["estimate"]["calls_total"] > plan["estimate"]["trials_total"]
+    # Six bases give the between-base sd five degrees of freedom: the plan says so.
+    assert any("rests on 5 degrees of freedom" in line for line in plan["lines"])
 
 
 def test_noisier_judges_within_a_base_call_for_more_units_per_base(
