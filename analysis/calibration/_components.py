@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fairpanel.analysis._frames import BASE_ID
+from fairpanel.analysis._frames import BASE_ID, jsonable
 from fairpanel.analysis.verdict import SCALES, ArmFrames, contrast_units, primary_contrasts
 
 __all__ = [
@@ -113,13 +113,15 @@ class VarianceComponents:
 
     @property
     def between_share(self) -> float:
-        """sigma_b^2's share of s_D^2 at the pilot's own k: how much more units per base
-        could not remove."""
+        """sigma_b^2's share of s_D^2 at the run's own k: what more units per base could not
+        remove."""
         total = self.spread(self.units_per_base) ** 2
         return self.between_sd**2 / total if total > 0 else math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain JSON (NaN as None), with ``between_share``."""
+        row: dict[str, Any] = jsonable({**asdict(self), "between_share": self.between_share})
+        return row
 
     @classmethod
     def from_sums(

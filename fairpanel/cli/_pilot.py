@@ -21,7 +21,7 @@ from fairpanel.judging.store import BadRunFolderError
 __all__ = ["print_pilot_plan", "run_pilot_plan"]
 
 
-def _number(value: float) -> str:
+def _number(value: float | None) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.3g}"
 
 
@@ -40,8 +40,7 @@ def _components_table(plan: Mapping[str, Any]) -> Table:
         table.add_column(column)
     table.add_column("between share")
     for row in plan["components"]:
-        expected = math.sqrt(row["between_sd"] ** 2 + row["within_sd"] ** 2 / row["units_per_base"])
-        share = row["between_sd"] ** 2 / expected**2 if expected > 0 else math.nan
+        share = row["between_share"]
         table.add_row(
             row["protocol"],
             f"{row['category']}: {row['contrast']}" if row["category"] else row["contrast"],
@@ -50,7 +49,7 @@ def _components_table(plan: Mapping[str, Any]) -> Table:
             _number(row["between_sd"]),
             _number(row["within_sd"]),
             _number(row["base_means_sd"]),
-            "-" if math.isnan(share) else f"{share:.0%}",
+            "-" if share is None else f"{share:.0%}",
         )
     return table
 

@@ -131,3 +131,11 @@ def test_pooling_weighs_contrasts_by_their_degrees_of_freedom() -> None:
     )
     assert both.between_sd == pytest.approx(0.4, abs=0.05)
     assert both.within_sd == pytest.approx(1.0, abs=0.03)
+
+
+def test_one_unit_per_base_cannot_split_the_noise() -> None:
+    found = _components(np.array([0.1, -0.4, 0.7, 0.2, -0.1]), np.arange(5))
+    assert math.isnan(found.within_sd) and math.isnan(found.between_sd)
+    assert found.base_means_sd > 0
+    row = found.to_dict()
+    assert row["within_sd"] is None and row["between_share"] is None  # JSON without NaN
