@@ -33,7 +33,9 @@ from fairpanel.analysis._summary import (
 )
 from fairpanel.analysis.calibration import (
     TARGET_POWER,
+    VarianceComponents,
     calibration_tables,
+    contrast_components,
     identity_test_outcomes,
     panel_calibration_tables,
     panel_test_outcomes,
@@ -202,6 +204,7 @@ __all__ = [
     "ScoreDifferenceMatrix",
     "SelfPreferenceRow",
     "SingleBlock",
+    "VarianceComponents",
     "WinRate",
     "WinRateRow",
     "agreement",
@@ -220,6 +223,7 @@ __all__ = [
     "compare_paired",
     "compare_runs",
     "conformity",
+    "contrast_components",
     "control_false_positives",
     "correct_effects",
     "debate_shift",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 from statsmodels.stats.power import TTestPower
 
 from fairpanel.analysis.tools._cluster import MIN_BASES
@@ -36,7 +37,8 @@ def minimum_detectable_effect(
         effect_size = TTestPower().solve_power(
             effect_size=None, nobs=bases, alpha=alpha, power=power, alternative="two-sided"
         )
-    return float(effect_size) * spread
+    # A one-element array when statsmodels fell back to its second root finder.
+    return float(np.asarray(effect_size).item()) * spread
 
 
 def bases_for_power(
@@ -49,13 +51,28 @@ def bases_for_power(
         return None
     if spread == 0:
         return MIN_BASES
+    effect_size = shift / spread
+    test = TTestPower()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        needed = TTestPower().solve_power(
-            effect_size=shift / spread,
-            nobs=None,
-            alpha=alpha,
-            power=power,
-            alternative="two-sided",
+        warnings.simplefilter("ignore")  # statsmodels warns when its root finder fails
+        needed = float(
+            test.solve_power(
+                effect_size=effect_size,
+                nobs=None,
+                alpha=alpha,
+                power=power,
+                alternative="two-sided",
+            )
         )
-    return max(MIN_BASES, math.ceil(float(needed)))
+        if not math.isfinite(needed):
+            # The root finder fails (NaN) when the answer lies near or below a few bases:
+            # count up from the fewest bases tested instead.
+            needed = MIN_BASES
+            while (
+                test.power(
+                    effect_size=effect_size, nobs=needed, alpha=alpha, alternative="two-sided"
+                )
+                < power
+            ):
+                needed += 1
+    return max(MIN_BASES, math.ceil(needed))

@@ -20,12 +20,14 @@ from fairpanel.cli._answer import print_answer, run_answer, study_answer
 from fairpanel.cli._console import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
+    bad_input,
     console,
     errors,
     print_error,
     problems_exit,
 )
 from fairpanel.cli._live import run_progress
+from fairpanel.cli._pilot import run_pilot_plan
 from fairpanel.cli._run_tables import plan_table, render_study_tables, summary_table
 from fairpanel.cli._tables import render_tables
 from fairpanel.inputs import InputFileError
@@ -173,9 +175,25 @@ def report_command(
 def estimate_command(
     experiment: Annotated[Path | None, typer.Argument(help=_FILE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables")] = False,
+    pilot: Annotated[
+        Path | None,
+        typer.Option(
+            help="A finished pilot run's folder: estimate the design its variance components "
+            "call for, to find a 0.25-point shift with 80% power (see `fairpanel simulate "
+            "--pilot` for the options)",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Trials, calls, tokens, cost and time of an experiment, without calling a model."""
-    plan = estimate(_load_or_exit(experiment)).as_dict()
+    """Trials, calls, tokens, cost and time of an experiment, without calling a model; with
+    --pilot, of the design a pilot run calls for."""
+    config = _load_or_exit(experiment)
+    if pilot is not None:
+        if isinstance(config, StudyConfig):
+            raise bad_input("--pilot plans judge-panel experiments, not studies")
+        run_pilot_plan(config, pilot)
+        return
+    plan = estimate(config).as_dict()
     if as_json:
         typer.echo(json.dumps(plan, indent=2))
         return

@@ -13,7 +13,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairpanel.analysis import METRICS, OVERALL, TARGET_POWER
+from fairpanel.analysis.calibration import RECOMMEND_SIZE
 from fairpanel.cli._console import bad_input, console, problems_exit, stage_progress
+from fairpanel.cli._pilot import run_pilot_plan
 from fairpanel.inputs import InputFileError
 from fairpanel.judging.experiment import load_experiment
 from fairpanel.judging.simulate import (
@@ -215,11 +217,35 @@ def simulate_command(
         ),
     ] = 0.5,
     out: Annotated[Path, typer.Option("--out", help="Folder for simulate.json")] = Path("."),
+    pilot: Annotated[
+        Path | None,
+        typer.Option(
+            help="A finished pilot run's folder: instead of simulating, estimate its primary "
+            "contrasts' between- and within-base variance and recommend bases, derived "
+            "scenarios and replicates for --target (writes pilot-plan.json)",
+            show_default=False,
+        ),
+    ] = None,
+    target: Annotated[
+        float,
+        typer.Option(min=0.0, help="With --pilot: the shift (score points) to find"),
+    ] = RECOMMEND_SIZE,
+    pair_target: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=0.5,
+            help="With --pilot: also plan the pair protocol for this label-swap shift "
+            "(win share above 0.5)",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """The headline's false-positive rate (identity verdict and position claim, nothing planted)
     and its power to call planted shifts, for an experiment's design, by simulated runs on the
     mock judge with judge-, judgment-, trial- and scenario-level random effects; recommends the
-    design size that calls a 0.25-point shift in 80% of runs. With two panels or more (an
+    design size that calls a 0.25-point shift in 80% of runs (with --pilot: the design a
+    finished pilot run's variance components call for, no simulation). With two panels or more (an
     experiment that compares panels, or --panels), also the power to tell two panels apart by
     the paired analysis and by an independent comparison, on the same simulated runs. Writes
     simulate.json. No configured model is ever called."""
@@ -242,6 +268,9 @@ def simulate_command(
         config = load_experiment(experiment)
     except InputFileError as exc:
         raise problems_exit(exc) from None
+    if pilot is not None:
+        run_pilot_plan(config, pilot, target=target, pair_target=pair_target, alpha=alpha, out=out)
+        return
     settings = SimulationSettings(
         sizes=planted,
         reps=reps,

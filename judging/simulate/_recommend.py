@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairpanel.analysis import TARGET_POWER
+from fairpanel.judging.simulate._settings import DEFAULT_EFFECTS, SimulationSettings
 
-__all__ = ["recommendations"]
+__all__ = ["assumed_judges", "recommendations"]
 
 
 def _describe(size: Mapping[str, Any]) -> str:
@@ -57,3 +58,19 @@ def recommendations(result: Mapping[str, Any]) -> list[str]:
             f"{best['derived_per_base']} derived per base while they last)."
         )
     return [line]
+
+
+def assumed_judges(settings: SimulationSettings) -> str:
+    """What the power figures assume about the judges, for a simulation without a pilot: the
+    random effects' sds (which of them are the defaults), and how to measure one's own."""
+    effects = settings.effects
+    which = "the defaults" if effects == DEFAULT_EFFECTS else "as set on the command line"
+    return (
+        f"These figures assume the simulated judges' random effects ({which}): each base "
+        f"scenario's own preference for each label (label sd {effects.label_base_sd:g} points) "
+        f"and for the first position (sd {effects.position_base_sd:g}), judge leniency sd "
+        f"{effects.judge_leniency_sd:g}, halo sd {effects.halo_sd:g}, debate-shared noise sd "
+        f"{effects.trial_noise_sd:g}, score noise +-{settings.noise}. Real judges may differ: "
+        "a small pilot run measures the between- and within-base variance of your contrasts "
+        "(`fairpanel simulate EXPERIMENT --pilot RUN_DIR`)."
+    )

@@ -58,7 +58,7 @@ from fairpanel.judging.simulate._panels import (
     simulated_panels,
     subset_frames,
 )
-from fairpanel.judging.simulate._recommend import recommendations
+from fairpanel.judging.simulate._recommend import assumed_judges, recommendations
 from fairpanel.judging.simulate._runs import (
     DesignScale,
     PreparedDesign,
@@ -78,6 +78,7 @@ from fairpanel.judging.simulate._settings import SimulationSettings, panel_model
 from fairpanel.judging.store import RunFrames
 
 __all__ = [
+    "PILOT_PLAN_FILE",
     "SIMULATE_FILE",
     "parse_numbers",
     "run_simulation",
@@ -86,6 +87,7 @@ __all__ = [
 ]
 
 SIMULATE_FILE = "simulate.json"
+PILOT_PLAN_FILE = "pilot-plan.json"
 
 ProgressHook = Callable[[int, int], None]
 
@@ -326,7 +328,7 @@ def run_simulation(
         "what": WHAT,
         "seconds": round(time.perf_counter() - started, 1),
     }
-    result["recommendations"] = recommendations(result)
+    result["recommendations"] = [*recommendations(result), assumed_judges(settings)]
     if panels:
         names = [name for name, _ in scale_keys]
         block = comparison_block(compared, names, settings, panels, result["design_sizes"])
@@ -335,10 +337,13 @@ def run_simulation(
     return result
 
 
-def write_simulation(result: Mapping[str, Any], out_dir: Path) -> Path:
-    """Write ``result`` to OUT_DIR/simulate.json (creating the folder) and return its path."""
+def write_simulation(
+    result: Mapping[str, Any], out_dir: Path, file_name: str = SIMULATE_FILE
+) -> Path:
+    """Write ``result`` to OUT_DIR/simulate.json (or ``file_name``; creating the folder) and
+    return its path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / SIMULATE_FILE
+    path = out_dir / file_name
     path.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return path
 

@@ -56,3 +56,18 @@ def test_no_test_means_no_mde() -> None:
     assert minimum_detectable_effect(float("nan"), 20, alpha=0.05) is None
     assert bases_for_power(0.0, 0.5, alpha=0.05) is None
     assert bases_for_power(0.25, 0.0, alpha=0.05) == MIN_BASES
+
+
+def test_a_shift_far_above_the_spread_needs_the_fewest_bases() -> None:
+    # statsmodels' root finder returns NaN for a sample size far below MIN_BASES.
+    assert bases_for_power(0.25, 0.04, alpha=0.025) == MIN_BASES
+    assert bases_for_power(0.25, 0.12, alpha=0.025) == MIN_BASES  # 81% at 5
+    assert bases_for_power(0.25, 0.125, alpha=0.025) == MIN_BASES + 1  # 78% at 5
+
+
+@pytest.mark.parametrize(("bases", "alpha"), [(38, 0.002), (73, 0.05)])
+def test_the_mde_is_a_number_when_statsmodels_falls_back(bases: int, alpha: float) -> None:
+    # statsmodels' fallback root finder returns a one-element array at these sizes.
+    found = minimum_detectable_effect(1.0, bases, alpha=alpha)
+    assert isinstance(found, float)
+    assert _power(found, 1.0, bases, alpha) == pytest.approx(0.8, abs=1e-6)

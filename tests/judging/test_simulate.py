@@ -217,6 +217,10 @@ def test_a_tiny_simulation_produces_the_tables(simulated: dict[str, Any]) -> Non
     assert simulated["engine"] == "panel" and "quality" in simulated["judges"]["what"]
     assert set(simulated["what"]) == {"false_positives", "power", "recommended"}
     assert simulated["recommendations"]
+    # Without a pilot, the recommendation says what it assumed of the judges.
+    assumed = simulated["recommendations"][-1]
+    assert "the defaults" in assumed and "label sd 0.2 points" in assumed
+    assert "--pilot RUN_DIR" in assumed
 
 
 def test_both_engines_give_the_same_tables(tmp_path: Path) -> None:
