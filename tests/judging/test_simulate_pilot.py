@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from conftest import Cli, read_json
-from helpers.experiments import OFFLINE_BASES
+from helpers.experiments import ORIGINAL_BASES
 from helpers.runs import mock_run
 
 from fairpanel.judging.simulate import PILOT_PLAN_FILE
+from fairpanel.scenarios import load_scenarios
 
 
 def _pilot(noise: int) -> str:
@@ -31,7 +32,7 @@ panel:
   model: judge
   discussion_rounds: 0
 scenarios:
-  bases: [{", ".join(OFFLINE_BASES[:6])}]
+  bases: [{", ".join(ORIGINAL_BASES[:6])}]
   derived_per_base: 2
 identities: {{categories: [gender]}}
 arms: {{placebo: false, same_label: false}}
@@ -76,7 +77,8 @@ def test_a_pilot_gives_a_design_with_its_calls_and_cost(
     assert single["bases"] == 6 and single["units_per_base"] == 2
     assert single["within_sd"] > 0
     chosen = plan["recommended"]
-    assert chosen["fits_library"] and 5 <= chosen["bases"] <= plan["library_bases"] == 15
+    assert chosen["fits_library"] and 5 <= chosen["bases"] <= plan["library_bases"]
+    assert plan["library_bases"] == len(load_scenarios())
     units = chosen["units_per_base"]["single"]
     assert units == chosen["derived_per_base"] * chosen["replicates"]  # one response per cell
     expected = (single["between_sd"] ** 2 + single["within_sd"] ** 2 / units) ** 0.5
