@@ -99,8 +99,10 @@ def test_cost_of_uses_the_cached_rate_and_lists_unpriced_models() -> None:
 
 def test_default_experiment_estimate_needs_no_model() -> None:
     plan = estimate(load_experiment())
-    assert plan.trials_total == 10
-    assert sum(plan.calls.values()) == 2 + 10 * 2 * 3
+    # Six scenarios x two responses; twelve trials (six x female/male), two judges answering
+    # a first and a final round each.
+    assert plan.trials_total == 12
+    assert sum(plan.calls.values()) == 6 * 2 + 12 * 2 * 2
 
 
 def _limited(rounds: int) -> str:
