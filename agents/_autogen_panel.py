@@ -72,12 +72,24 @@ class Seat:
     sampling: Sampling
 
 
+def _as_said(speaker: str, text: str) -> str:
+    """Another agent's message as the group chat shows it by default: its name, then its text."""
+    return f"[{speaker}]\n{text}"
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
 @dataclass(frozen=True)
 class AnswerRules:
     """How judges' answers are requested and checked: the output schema (None for a free-text
     answer: no structured output or JSON mode is asked for), the validator, the re-ask wording
-    and limit, what goes into every request's key and role, and the route key that keeps the
-    trial's calls on one replica (not part of the request key)."""
+    and limit, what goes into every request's key and role, the route key that keeps the
+    trial's calls on one replica (not part of the request key), and how judges' words are
+    shown back: another judge's message in the group chat (``quote(speaker, text)``) and the
+    judge's own earlier answers (``own_turn(text)``). The judging protocol fences the one and
+    defuses the other, so a judge repeating a candidate's markup cannot close a fence."""
 
     schema: dict[str, Any] | None
     validate: Validator
@@ -86,6 +98,8 @@ class AnswerRules:
     replicate: int
     role_prefix: str = "judge"
     route_key: str | None = None
+    quote: Callable[[str, str], str] = _as_said
+    own_turn: Callable[[str], str] = _unchanged
 
 
 @dataclass
@@ -122,15 +136,15 @@ class DebateRound:
     per_judge: Mapping[str, str] | None = None
 
 
-def _render(message: LLMMessage) -> Message:
+def _render(message: LLMMessage, rules: AnswerRules) -> Message:
     if isinstance(message, SystemMessage):
         return Message(role="system", content=message.content)
     if isinstance(message, AssistantMessage) and isinstance(message.content, str):
-        return Message(role="assistant", content=message.content)
+        return Message(role="assistant", content=rules.own_turn(message.content))
     if isinstance(message, UserMessage) and isinstance(message.content, str):
         if message.source in ("user", ""):
             return Message(role="user", content=message.content)
-        return Message(role="user", content=f"[{message.source}]\n{message.content}")
+        return Message(role="user", content=rules.quote(message.source, message.content))
     raise ModelCallError(f"judge received an unsupported message: {type(message).__name__}")
 
 
@@ -161,7 +175,7 @@ class _BridgeClient(ChatCompletionClient):
         outcome = self.pending
         assert outcome is not None, "the debate sets up each turn before the agent speaks"
         rules = self._rules
-        conversation = self._context + [_render(message) for message in messages]
+        conversation = self._context + [_render(message, rules) for message in messages]
         total = Usage()
         text = ""
         for attempt in range(rules.max_reasks + 1):
@@ -191,7 +205,7 @@ class _BridgeClient(ChatCompletionClient):
             if problem is None:
                 break
             conversation += [
-                Message(role="assistant", content=text),
+                Message(role="assistant", content=rules.own_turn(text)),
                 Message(role="user", content=rules.reask(problem)),
             ]
         outcome.text = text

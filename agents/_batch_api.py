@@ -139,7 +139,7 @@ def chat_body(request: ModelRequest, model_name: str) -> dict[str, Any]:
         "model": model_name,
         "messages": [{"role": m.role, "content": m.content} for m in request.messages],
     }
-    sampling = request.sampling
+    sampling = request.sent_sampling
     for name in ("temperature", "top_p", "seed", "max_tokens"):
         value = getattr(sampling, name)
         if value is not None:

@@ -26,6 +26,7 @@ __all__ = [
     "SamplingReport",
     "Usage",
     "canonical_json",
+    "replicate_seed",
 ]
 
 REQUEST_KEY_VERSION = 1
@@ -55,6 +56,20 @@ class Sampling(BaseModel):
     seed: int | None = None
     max_tokens: int | None = Field(default=None, ge=1, le=100_000)
 
+    def for_replicate(self, replicate: int) -> Sampling:
+        """The settings sent for a call of ``replicate``: as configured for replicate 0, and for
+        any other (a later replicate, the same-text control's negative ones) with a seed of its
+        own, derived from the configured seed (or from none) and the replicate.
+
+        The replicate is in the cache key but in nothing a provider receives, so without this a
+        deliberate repeat would reach the server byte for byte as the call it repeats, and a
+        seeded or deterministic server (llama.cpp, vLLM, OpenAI with a seed, a caching proxy)
+        would give the same answer back: the repeat would not be a fresh sample. The derived
+        seed is a function of fields the key already holds, so keys do not change."""
+        if replicate == 0:
+            return self
+        return self.model_copy(update={"seed": replicate_seed(self.seed, replicate)})
+
     def merged(self, override: Sampling | None) -> Sampling:
         """Settings of ``override`` win where they are set."""
         if override is None:
@@ -62,6 +77,13 @@ class Sampling(BaseModel):
         data = self.model_dump()
         data.update(override.model_dump(exclude_none=True))
         return Sampling.model_validate(data)
+
+
+def replicate_seed(seed: int | None, replicate: int) -> int:
+    """The seed sent for ``replicate`` (not 0) of a call configured with ``seed``: a hash of
+    both, below 2**31 so every server's seed field takes it (llama.cpp's is 32-bit)."""
+    digest = hashlib.sha256(canonical_json({"seed": seed, "replicate": replicate}).encode())
+    return int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF
 
 
 class ModelRequest(BaseModel):
@@ -83,6 +105,13 @@ class ModelRequest(BaseModel):
     """Which calls belong together on a model served by several replicas (a trial's pair
     key): they go to one replica. It says where to ask, not what, so it is excluded from
     dumps and so from the key: the store answers the call whichever replica first did."""
+
+    @property
+    def sent_sampling(self) -> Sampling:
+        """The sampling settings a provider sends: ``sampling`` with the replicate's own seed
+        (``Sampling.for_replicate``). Providers read this, not ``sampling``, so a deliberate
+        repeat differs on the wire from the call it repeats."""
+        return self.sampling.for_replicate(self.replicate)
 
     def key(self) -> str:
         payload = {"v": REQUEST_KEY_VERSION, **self.model_dump(mode="json")}

@@ -107,7 +107,7 @@ class OpenAIClient(SdkClient):
         return []
 
     def _create_args(self, request: ModelRequest) -> dict[str, Any]:
-        sampling = request.sampling
+        sampling = request.sent_sampling
         args: dict[str, Any] = {}
         if sampling.temperature is not None:
             args["temperature"] = sampling.temperature

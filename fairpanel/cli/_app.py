@@ -4,14 +4,20 @@ A command's module is imported when that command runs (or its help is shown), no
 starts: the modules bring in the library (pandas, scipy, matplotlib, the judging engine), and
 ``fairpanel report --help`` or ``fairpanel schema`` should not pay for what ``compare`` or
 ``simulate`` need. ``fairpanel --help`` lists every command, so it loads them all.
+
+Help text comes from the commands' docstrings, whose lines are broken for the source; each
+paragraph is joined into one line here (``_reflowed``), so the terminal's wrapping is the only
+one and no help line ends mid-sentence.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 import typer
+from rich.markup import escape
 from typer.core import TyperGroup
 
 __all__ = ["app"]
@@ -43,6 +49,22 @@ def _attribute(module: str, name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+def _reflowed(text: str) -> str:
+    """A docstring's paragraphs, each on one line, as rich markup that shows them as written
+    (``fairpanel[inspect]`` is a package extra, not a style)."""
+    paragraphs = (" ".join(part.split()) for part in inspect.cleandoc(text).split("\n\n"))
+    return escape("\n\n".join(paragraph for paragraph in paragraphs if paragraph))
+
+
+def _readable(command: Any) -> Any:
+    """``command`` (and a group's subcommands) with its help reflowed (``_reflowed``)."""
+    if command.help:
+        command.help = _reflowed(command.help)
+    for subcommand in getattr(command, "commands", {}).values():
+        _readable(subcommand)
+    return command
+
+
 # Typer vends its own copy of click (``typer._click``, private): its contexts and commands are
 # typed ``Any`` here.
 def _command(name: str) -> Any:
@@ -50,11 +72,11 @@ def _command(name: str) -> Any:
     if name in _GROUPS:
         group = typer.main.get_group(_attribute(*_GROUPS[name]))
         group.name = name
-        return group
+        return _readable(group)
     single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     epilog = _attribute(*_EPILOGS[name]) if name in _EPILOGS else None
     single.command(name, epilog=epilog)(_attribute(*_COMMANDS[name]))
-    return typer.main.get_command(single)
+    return _readable(typer.main.get_command(single))
 
 
 class _LazyGroup(TyperGroup):

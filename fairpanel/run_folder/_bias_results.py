@@ -16,9 +16,27 @@ from fairpanel.judging.experiment import ExperimentConfig
 from fairpanel.judging.manipulation import find_manipulation
 from fairpanel.judging.store import RunFiles
 
-__all__ = ["panel_profiles", "self_preference_rows"]
+__all__ = ["in_design_order", "panel_profiles", "self_preference_rows"]
 
 _SELF_PREFERENCE = "self_preference"
+
+
+def in_design_order(frame: pd.DataFrame, files: RunFiles) -> pd.DataFrame:
+    """``frame`` (the store's rows, in trial key order) with its manipulations in the
+    experiment's order, any the config does not name after them by label.
+
+    The bias profile lists manipulations in the order they first appear in its frame; taking
+    them from the store in the order trials finished made results.json depend on timing."""
+    if frame.empty:
+        return frame
+    config = files.experiment_config
+    specs = [] if config is None else config.arms.manipulation_specs()
+    rank = {spec.label: index for index, spec in enumerate(specs)}
+    labels = sorted(
+        set(frame["manipulation"]), key=lambda label: (rank.get(label, len(rank)), label)
+    )
+    position = frame["manipulation"].map({label: index for index, label in enumerate(labels)})
+    return frame.iloc[position.to_numpy().argsort(kind="stable")].reset_index(drop=True)
 
 
 def panel_profiles(

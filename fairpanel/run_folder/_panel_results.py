@@ -39,7 +39,11 @@ from fairpanel.judging.store import (
     manipulation_frame,
     response_warnings,
 )
-from fairpanel.run_folder._bias_results import panel_profiles, self_preference_rows
+from fairpanel.run_folder._bias_results import (
+    in_design_order,
+    panel_profiles,
+    self_preference_rows,
+)
 from fairpanel.run_folder._folder import RESULTS_FILE
 from fairpanel.run_folder._panel_comparison import compare_panels
 from fairpanel.run_folder._part_pool import run_parts
@@ -180,7 +184,7 @@ def panel_results(
         frames = frames if frames is not None else load_frames(store)
         robustness = injection_robustness(store)
         warnings = response_warnings(store, frames.duplicate_trials)
-        manipulated = manipulation_frame(store)
+        manipulated = in_design_order(manipulation_frame(store), files)
     finally:
         store.close()
     profiles = panel_profiles(manipulated, alpha=ALPHA, confidence=CONFIDENCE)

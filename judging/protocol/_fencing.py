@@ -10,6 +10,11 @@ with spaces around its slash, invisible characters (zero-width spaces, joiners, 
 Unicode format characters) anywhere inside it, and in full-width forms (``＜／ｔａｓｋ＞``).
 Everything else in the text is shown exactly as written.
 
+A judge's answer quoted to the panel in later rounds (``quoted_turn``) is fenced the same way,
+in its own ``<judge_turn speaker="...">`` tag: a judge that repeats a hostile candidate's
+markup (``</candidate>``, ``</judge_turn>``) quotes it defused, so it cannot close a fence on
+the other judges' screens either.
+
 The injection arm's text lives here too: the instruction a hostile candidate appends to its
 answer, used to measure how far each judge model's scores move when a candidate tries it.
 """
@@ -23,10 +28,11 @@ __all__ = [
     "FENCE_TAGS",
     "attribute",
     "defuse",
+    "quoted_turn",
     "with_injection",
 ]
 
-FENCE_TAGS = ("candidate", "task", "response")
+FENCE_TAGS = ("candidate", "task", "response", "judge_turn")
 _OPENERS = re.compile("[<\uff1c\ufe64]")  # the characters NFKC reads as "<"
 
 
@@ -67,6 +73,11 @@ def defuse(text: str) -> str:
 def attribute(value: str) -> str:
     """``value`` safe inside a double-quoted tag attribute."""
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "‹").replace(">", "›")
+
+
+def quoted_turn(speaker: str, text: str) -> str:
+    """``text``, a judge's answer shown to the panel, fenced as ``speaker``'s turn."""
+    return f'<judge_turn speaker="{attribute(speaker)}">\n{defuse(text)}\n</judge_turn>'
 
 
 def with_injection(texts: list[str], injection: str | None) -> list[str]:

@@ -34,7 +34,7 @@ from fairpanel.agents import (
 )
 from fairpanel.judging.experiment._design import SeatSpec, TrialSpec
 from fairpanel.judging.manipulation import ManipulationInput, apply_manipulation
-from fairpanel.judging.protocol._fencing import with_injection
+from fairpanel.judging.protocol._fencing import defuse, quoted_turn, with_injection
 from fairpanel.judging.protocol._judgment import (
     METRICS,
     PairJudgment,
@@ -230,6 +230,8 @@ async def run_trial(
         replicate=spec.call_replicate,
         role_prefix=f"{spec.panel} judge" if spec.panel else "judge",
         route_key=spec.route_key(),
+        quote=quoted_turn,
+        own_turn=defuse,
     )
     status, error = "ok", None
     try:

@@ -58,7 +58,8 @@ def manipulation_frame(store: Store) -> pd.DataFrame:
     manipulated: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     for _key, spec_text, consensus_text in store.read(
         "SELECT key, spec, consensus FROM trials WHERE status = 'ok' AND "
-        "substr(design, instr(design, char(31)) + 1, 13) = 'manipulation' || char(31)"
+        "substr(design, instr(design, char(31)) + 1, 13) = 'manipulation' || char(31) "
+        "ORDER BY key"  # not the order trials finished in: results must not depend on timing
     ):
         spec = json.loads(spec_text)
         twin = _twin_key(spec) if spec.get("manipulation") else None

@@ -117,14 +117,14 @@ def test_blind_final_vote_hides_other_judges(
     for request in requests:
         text = "\n".join(m["content"] for m in request["messages"])
         assert "blind vote" in text
-        assert not any(f"[{name}]" in text for name in names)
+        assert not any(f'<judge_turn speaker="{name}">' in text for name in names)
         assert [m["role"] for m in request["messages"]] == ["system", "system", "user"]
     open_run = _run(cli, write_experiment, tmp_path / "open", protocols="single")
     query = "SELECT request FROM calls WHERE role = 'judge:final'"
     open_text = "\n".join(
         m["content"] for (r,) in _rows(open_run, query) for m in json.loads(r)["messages"]
     )
-    assert any(f"[{name}]" in open_text for name in names)
+    assert any(f'<judge_turn speaker="{name}">' in open_text for name in names)
 
 
 def test_moderator_consensus_is_stored_as_its_own_turn(

@@ -236,20 +236,31 @@ def test_every_text_prompt_states_the_format_the_reader_reads(count: int) -> Non
 
 
 def test_the_json_prompts_and_schema_are_unchanged() -> None:
-    """Every JSON request keeps its bytes, so stored runs and caches keep their keys."""
+    """Every JSON request keeps its bytes, so stored runs and caches keep their keys.
+
+    The prompts that quote judges' answers (discussion, blind vote, moderator) changed once, on
+    purpose, when the quoted answers were fenced in ``<judge_turn>`` tags (before: digest
+    e9fcb29c... of all these parts together): the calls of those rounds, and of an open final
+    round (whose chat quotes the others), got new keys then. The first round's prompts, the
+    final and re-ask prompts and the schemas did not change (the first digest below is the
+    same on the code before that change)."""
     parts = [
         judge_ask(1),
         judge_ask(2),
-        discussion_prompt(1, [("a", "x"), ("b", "y")]),
-        blind_final_prompt(["x", "y"]),
-        moderator_prompt([("a", "x")]),
         final_prompt(),
         reask_prompt("p"),
         json.dumps(output_schema("single")),
         json.dumps(output_schema("pair")),
     ]
     digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-    assert digest == "e9fcb29cdc956ce4b64d36139f98c862867228e201455c59c979dd620b58c835"
+    assert digest == "7718c91fcf6331ed9780f34ddba98b0b024d4f6f62e2a96df1051abc02191322"
+    quoting = [
+        discussion_prompt(1, [("a", "x"), ("b", "y")]),
+        blind_final_prompt(["x", "y"]),
+        moderator_prompt([("a", "x")]),
+    ]
+    digest = hashlib.sha256("\x1f".join(quoting).encode()).hexdigest()
+    assert digest == "0379830a46da2d7c5fb0450d8ab0e882b1a1b840821e6bde48f25501a2c14cfa"
     assert [judge_ask(2), final_prompt()] == [judge_ask(2, "json"), final_prompt("json", 2)]
 
 

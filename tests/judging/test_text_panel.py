@@ -122,7 +122,7 @@ def test_text_requests_ask_for_no_schema_and_state_the_format(run_dir: Path) -> 
             prompt = [m for m in request["messages"] if m["role"] == "user"][-1]["content"]
             assert "Answer in plain text, not JSON" in said and "JSON object" not in said
             assert '"reason"' not in said  # other judges' answers are shown as text too
-            assert "Answer in plain text" in prompt or prompt.startswith("[")
+            assert "Answer in plain text" in prompt or prompt.startswith("<judge_turn speaker=")
 
 
 def test_text_reasks_and_blind_votes_use_the_text_wording(run_dir: Path) -> None:
