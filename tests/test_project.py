@@ -49,6 +49,14 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert second in ci
 
 
+def test_every_example_says_how_long_it_takes_and_the_readme_lists_it() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for example in sorted((ROOT / "examples").glob("*.yaml")):
+        first = example.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith("# Time: ") and "calls" in first, example.name
+        assert example.stem in readme, example.name
+
+
 def test_python_is_not_capped() -> None:
     """Every dependency ships wheels for newer Pythons, so no upper bound keeps users back."""
     with (ROOT / "pyproject.toml").open("rb") as handle:
