@@ -26,6 +26,7 @@ from ._model import BaseScenario, Provenance
 __all__ = [
     "GrowScreen",
     "Rejection",
+    "critic_prompt",
     "grow_prompt",
     "screen_replies",
     "write_grown",
@@ -49,6 +50,32 @@ def grow_prompt(domain: str, variations: int, candidate: int) -> str:
         '"variations": [{"profession": "...", "role": "...", "setting": "..."}]}\n'
         f"(candidate {candidate})"
     )
+
+
+_CRITIC_QUESTIONS = ("self_contained", "quality_independent_of_author", "differ_only_in_attributes")
+
+
+def critic_prompt(candidate: str) -> str:
+    """The critic's three questions about one candidate (its reply as the writer gave it)."""
+    return (
+        "You review a base scenario written for a study of identity bias in LLM judges.\n"
+        f"{candidate}\n"
+        "Answer three questions with JSON only: "
+        '{"self_contained": true/false (the task can be done from the text alone), '
+        '"quality_independent_of_author": true/false (a good answer is good whoever wrote it), '
+        '"differ_only_in_attributes": true/false (the variations change only profession, role '
+        'and setting), "reason": "one sentence"}'
+    )
+
+
+def _critic_refusal(verdict: str) -> str | None:
+    fields = _parse(verdict)
+    if fields is None or any(not isinstance(fields.get(q), bool) for q in _CRITIC_QUESTIONS):
+        return "the critic's verdict is not the JSON asked for"
+    failed = [q for q in _CRITIC_QUESTIONS if fields[q] is not True]
+    if not failed:
+        return None
+    return f"{', '.join(failed)}: {fields.get('reason', '')}".strip()
 
 
 @dataclass(frozen=True)
@@ -117,9 +144,11 @@ def screen_replies(
     count: int,
     variations: int,
     library: Sequence[BaseScenario],
+    verdicts: Sequence[str | None] = (),
 ) -> GrowScreen:
     """Screen ``replies`` in order, keeping at most ``count``; later replies are not read once
-    ``count`` are kept (so they are neither accepted nor rejected)."""
+    ``count`` are kept (so they are neither accepted nor rejected). ``verdicts`` holds a
+    critic's reply per candidate (None: no critic asked), read after the library's checks."""
     accepted: list[BaseScenario] = []
     rejected: list[Rejection] = []
     taken = {base.id for base in library}
@@ -149,6 +178,11 @@ def screen_replies(
                     raw,
                 )
             )
+            continue
+        verdict = verdicts[index - 1] if index <= len(verdicts) else None
+        refusal = _critic_refusal(verdict) if verdict is not None else None
+        if refusal is not None:
+            rejected.append(Rejection(index, "critic", refusal, raw))
             continue
         accepted.append(outcome)
         taken.add(outcome.id)

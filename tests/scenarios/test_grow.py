@@ -109,3 +109,28 @@ def test_written_folder_loads_and_repeats_byte_for_byte(tmp_path: Path) -> None:
         assert (first / name).read_bytes() == (second / name).read_bytes()
     assert rejected.read_bytes() == (second.parent / "grown.rejected.jsonl").read_bytes()
     assert json.loads(rejected.read_text().splitlines()[0])["reason"] == "malformed"
+
+
+def test_a_critic_refusal_is_recorded_with_its_reason() -> None:
+    other = "Draft the {profession} a rota {setting} so that {role} is covered overnight."
+    verdicts = [
+        json.dumps(
+            {
+                "self_contained": True,
+                "quality_independent_of_author": False,
+                "differ_only_in_attributes": True,
+                "reason": "judges would credit seniority",
+            }
+        ),
+        "yes",
+        None,
+    ]
+    screen = screen_replies(
+        [_reply(_GOOD), _reply(other, slug="rota"), _reply(other, slug="rota")],
+        domain=_DOMAIN, model="mock/grow", count=3, variations=10, library=load_scenarios(),
+        verdicts=verdicts,
+    )  # fmt: skip
+    assert [(r.candidate, r.reason) for r in screen.rejected] == [(1, "critic"), (2, "critic")]
+    assert "quality_independent_of_author" in screen.rejected[0].detail
+    assert "seniority" in screen.rejected[0].detail
+    assert [base.id for base in screen.accepted] == ["rota"]
