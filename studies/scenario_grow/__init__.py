@@ -1,14 +1,10 @@
 """The scenario-grow study: a model writes base scenarios for a user's domain, a critic may
 review them, and the library's checks keep the good ones (``fairpanel scenarios grow``)."""
 
-from ._grow import GROW_STUDY_FILE, GrownFiles, grow_scenarios
 from ._study import ScenarioGrow, ScenarioGrowConfig, grown_screen
 
 __all__ = [
-    "GROW_STUDY_FILE",
-    "GrownFiles",
     "ScenarioGrow",
     "ScenarioGrowConfig",
-    "grow_scenarios",
     "grown_screen",
 ]

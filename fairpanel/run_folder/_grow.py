@@ -10,8 +10,8 @@ import yaml
 
 from fairpanel.judging.store import STORE_FILE, Store
 from fairpanel.scenarios import GrowScreen, write_grown
-
-from ._study import ScenarioGrowConfig, grown_screen
+from fairpanel.studies import run_study
+from fairpanel.studies.scenario_grow import ScenarioGrowConfig, grown_screen
 
 __all__ = ["GROW_STUDY_FILE", "GrownFiles", "grow_scenarios"]
 
@@ -33,9 +33,6 @@ async def grow_scenarios(
     config: ScenarioGrowConfig, run_dir: Path, out_dir: Path, *, max_failures: int | None = None
 ) -> GrownFiles:
     """Run every pending candidate, then screen all stored ones in candidate order."""
-    # The runner imports the registry, which imports this package: import it when called.
-    from fairpanel.studies._runner import run_study
-
     run_dir.mkdir(parents=True, exist_ok=True)
     study_file = run_dir / GROW_STUDY_FILE
     study_file.write_text(
