@@ -36,7 +36,10 @@ async def grow_scenarios(
     run_dir.mkdir(parents=True, exist_ok=True)
     study_file = run_dir / GROW_STUDY_FILE
     study_file.write_text(
-        yaml.safe_dump(config.model_dump(mode="json", exclude_defaults=True), sort_keys=False),
+        yaml.safe_dump(
+            {"study": config.study, **config.model_dump(mode="json", exclude_defaults=True)},
+            sort_keys=False,
+        ),
         encoding="utf-8",
     )
     await run_study(config, run_dir, max_failures=max_failures)
