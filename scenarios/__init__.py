@@ -13,6 +13,7 @@ from ._checks import (
     near_duplicates,
     template_similarity,
 )
+from ._grow import GrowScreen, Rejection, critic_prompt, grow_prompt, screen_replies, write_grown
 from ._load import builtin_scenarios_dir, derived_scenarios, load_scenarios
 from ._model import BaseScenario, DerivedScenario, Provenance, Variation
 from ._select import select_bases
@@ -22,17 +23,23 @@ __all__ = [
     "NEAR_DUPLICATE_THRESHOLD",
     "BaseScenario",
     "DerivedScenario",
+    "GrowScreen",
     "IdentityWords",
     "NearDuplicate",
     "Provenance",
+    "Rejection",
     "Variation",
     "builtin_identity_words",
     "builtin_scenarios_dir",
+    "critic_prompt",
     "derived_scenarios",
+    "grow_prompt",
     "identity_word_problems",
     "identity_words_from",
     "load_scenarios",
     "near_duplicates",
+    "screen_replies",
     "select_bases",
     "template_similarity",
+    "write_grown",
 ]

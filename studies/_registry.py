@@ -13,6 +13,7 @@ from fairpanel.studies.biasfreebench._study import BiasFreeBench
 from fairpanel.studies.bscore._study import Bscore
 from fairpanel.studies.judge_bias._study import JudgeBias
 from fairpanel.studies.label_bias._study import LabelBias
+from fairpanel.studies.scenario_grow._study import ScenarioGrow
 
 __all__ = ["STUDIES", "build_study"]
 
@@ -22,6 +23,7 @@ _BUILTIN: tuple[type[Study[Any, Any]], ...] = (
     LabelBias,
     BiasFreeBench,
     JudgeBias,
+    ScenarioGrow,
 )
 
 STUDIES: dict[str, type[Study[Any, Any]]] = {study.name: study for study in _BUILTIN}

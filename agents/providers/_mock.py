@@ -40,6 +40,7 @@ from fairpanel.agents.providers._mock_choices import (
     spread,
 )
 from fairpanel.agents.providers._mock_draws import normal, pick, unit
+from fairpanel.agents.providers._mock_grow import grow_reply
 from fairpanel.agents.providers._mock_responder import responder_text
 from fairpanel.agents.providers._mock_text import TextAsk, text_answer, text_ask
 
@@ -360,7 +361,8 @@ class MockClient:
         return []
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        text = mock_reply(request, self._bias)
+        content = request.messages[-1].content
+        text = grow_reply(content, self._bias.seed) or mock_reply(request, self._bias)
         prompt_words = sum(len(m.content.split()) for m in request.messages)
         return ModelReply(
             text=text,

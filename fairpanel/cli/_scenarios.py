@@ -7,6 +7,7 @@ the subcommands sit beside the listing without changing how it was called.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,12 +21,14 @@ from fairpanel.cli._study_info import study_file, study_scenarios
 from fairpanel.inputs import InputFileError
 from fairpanel.judging.engine import design_of
 from fairpanel.judging.experiment import load_experiment
+from fairpanel.run_folder import grow_scenarios
 from fairpanel.scenarios import (
     NEAR_DUPLICATE_THRESHOLD,
     BaseScenario,
     load_scenarios,
     near_duplicates,
 )
+from fairpanel.studies.scenario_grow import ScenarioGrowConfig
 
 __all__ = ["scenarios_app"]
 
@@ -133,4 +136,48 @@ def check_command(
     console.print(
         f"{len(yours)} base scenarios pass, and none repeats one of the "
         f"{len(builtin)} built-in ones."
+    )
+
+
+@scenarios_app.command("grow")
+def grow_command(
+    domain: Annotated[str, typer.Option("--domain", help="Your domain, in your words")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the accepted <id>.yaml files")],
+    model: Annotated[str, typer.Option("--model", help="The writer: a model id")] = "mock/grow",
+    count: Annotated[int, typer.Option("--count", help="Bases to keep")] = 5,
+    critic: Annotated[
+        str | None, typer.Option("--critic", help="A model id that reviews each candidate")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    variations: Annotated[int, typer.Option("--variations", help="Variations per base")] = 10,
+    overgenerate: Annotated[
+        int, typer.Option("--overgenerate", help="Candidates asked per kept base")
+    ] = 2,
+    run_dir: Annotated[
+        Path | None, typer.Option("--run-dir", help="The run folder (default: <out>.run)")
+    ] = None,
+) -> None:
+    """Have a model write base scenarios for your domain; keep those that pass the library's
+    checks (and the critic), write them as <id>.yaml files for `scenarios.files`, and the
+    rest with their reasons to <out>.rejected.jsonl. A rerun resumes from the run folder."""
+    try:
+        config = ScenarioGrowConfig(
+            domain=domain,
+            count=count,
+            seed=seed,
+            variations=variations,
+            overgenerate=overgenerate,
+            writer={"model": model},
+            critic={"model": critic} if critic else None,
+        )
+    except ValueError as exc:
+        errors.print(f"[bold red]error[/]: {exc}", soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    folder = run_dir or out.with_name(out.name + ".run")
+    grown = asyncio.run(grow_scenarios(config, folder, out))
+    console.print(
+        f"{len(grown.screen.accepted)} of {count} bases kept in {out}; "
+        f"{len(grown.screen.rejected)} rejected ({grown.rejected_file}). "
+        f"Run folder {folder}; `fairpanel estimate {grown.study_file}` prices it.",
+        soft_wrap=True,
     )

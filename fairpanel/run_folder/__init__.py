@@ -29,6 +29,7 @@ from fairpanel.run_folder._folder import (
     read_frames,
     require_run_folder,
 )
+from fairpanel.run_folder._grow import GROW_STUDY_FILE, GrownFiles, grow_scenarios
 from fairpanel.run_folder._inspect_log import INSPECT_EXPORT, MissingExtraError, export_inspect
 from fairpanel.run_folder._load import Run, load_run
 from fairpanel.run_folder._panel_results import panel_results, write_results
@@ -38,11 +39,13 @@ from fairpanel.run_folder._transcripts import write_transcripts
 __all__ = [
     "COMPARE_FILE",
     "COMPARE_PAGE",
+    "GROW_STUDY_FILE",
     "INSPECT_EXPORT",
     "RESPONSES_EXPORT",
     "RESULTS_FILE",
     "SUMMARY_FILE",
     "BadRunFolderError",
+    "GrownFiles",
     "MissingExtraError",
     "Reported",
     "Run",
@@ -57,6 +60,7 @@ __all__ = [
     "export_inspect",
     "export_responses",
     "export_run",
+    "grow_scenarios",
     "load",
     "load_run",
     "panel_results",
