@@ -155,7 +155,14 @@ class HeadlineBlock(ResultsModel):
     (``tests`` of them, corrected together by ``procedure``); ``exploratory`` lists secondary
     rows called at their false discovery rate, which never change the verdict. ``position`` is
     a separate claim with its own test. ``identity_effect`` is None when no verdict is possible
-    (no paired data, or fewer than ``min_bases`` base scenarios)."""
+    (no paired data, or fewer than ``min_bases`` base scenarios).
+
+    ``mde`` is what the run could have seen: the smallest minimum detectable effect of the
+    tested primary contrasts (80% power at Holm's first step, alpha / ``tests``, from the run's
+    own spread of base-scenario means), in ``mde_scale`` units: score points on the 0-10 scale
+    when the run has single-protocol contrasts, else the pair protocol's win share - 0.5. A
+    shift that large on one contrast is found in 80% of runs like this one. None (and ``""``)
+    when nothing was tested, and in files written before it existed."""
 
     verdict: str = ""
     alpha: Number = 0.05
@@ -170,6 +177,8 @@ class HeadlineBlock(ResultsModel):
     position: str = ""
     position_bias: bool | None = None
     skipped: list[str] = Field(default_factory=list)
+    mde: Number | None = None
+    mde_scale: str = ""
 
 
 class EffectRow(ResultsModel):
@@ -198,6 +207,10 @@ class EffectRow(ResultsModel):
     verdict: str = ""
     role: str = ""
     tie_share: Number | None = None
+    mde: Number | None = None
+    """A tested primary row's minimum detectable effect, in ``scale`` units: the shift its
+    cluster t test finds in 80% of runs like this one at alpha / (primary tests), Holm's first
+    step. None for secondary and interaction rows, untested rows, and older files."""
 
 
 class FamilyRow(ResultsModel):

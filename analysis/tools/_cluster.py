@@ -27,7 +27,9 @@ class ClusterTest:
     """A contrast's mean, t interval and two-sided p-value over base-scenario means.
 
     ``estimate`` is the mean of the base means (each base weighs the same, however many units
-    it has), or None without data. ``reason`` says why no p-value was given.
+    it has), or None without data. ``reason`` says why no p-value was given. ``spread`` is the
+    sd of the base means (ddof 1) the test divided by, None when untested: the test's power, and
+    so a null verdict's minimum detectable effect, rests on it.
     """
 
     estimate: float | None
@@ -37,6 +39,7 @@ class ClusterTest:
     n: int
     n_clusters: int
     reason: str | None = None
+    spread: float | None = None
 
     def describe(self, confidence: float) -> str:
         """How the p-value and interval were made, for a result row's ``method``."""
@@ -89,10 +92,12 @@ def cluster_mean_test(
         same = estimate == null
         return ClusterTest(
             estimate, estimate, estimate, 1.0 if same else 0.0, int(array.size), k,
-            None,
+            None, 0.0,
         )  # fmt: skip
     error = spread / np.sqrt(k)
     t_value = (estimate - null) / error
     p_value = float(2.0 * stats.t.sf(abs(t_value), df=k - 1))
     half = float(stats.t.ppf(0.5 + confidence / 2.0, df=k - 1) * error)
-    return ClusterTest(estimate, estimate - half, estimate + half, p_value, int(array.size), k)
+    return ClusterTest(
+        estimate, estimate - half, estimate + half, p_value, int(array.size), k, None, spread
+    )

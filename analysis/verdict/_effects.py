@@ -19,7 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from fairpanel.analysis.tools import MIN_BASES, TEST_NAME, ClusterTest, benjamini_hochberg, holm
+from fairpanel.analysis.tools import (
+    MIN_BASES,
+    TEST_NAME,
+    ClusterTest,
+    benjamini_hochberg,
+    holm,
+    minimum_detectable_effect,
+)
 
 NO_DIFFERENCE = "no detectable difference"
 NOT_TESTED = "not tested"
@@ -46,6 +53,9 @@ class Effect:
     ``role`` the correction family it belongs to (``primary``, ``secondary`` or
     ``interaction``). ``p_holm``, ``p_bh`` and ``verdict`` are filled in by
     ``correct_effects``; a row built without a p-value carries its reason in ``verdict``.
+    ``spread`` is the sd of the base-scenario means the test divided by (kept out of the
+    JSON); ``mde`` is what ``correct_effects`` makes of it for a tested primary row: the shift
+    its test finds in 80% of runs like this one, at Holm's first step (``primary_mde``).
     """
 
     id: str
@@ -73,10 +83,14 @@ class Effect:
     verdict: str = NO_DIFFERENCE
     role: str = SECONDARY
     tie_share: float | None = None
+    mde: float | None = None
+    spread: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form for JSON reports."""
-        return asdict(self)
+        """Plain-dict form for JSON reports (without ``spread``, which ``mde`` states)."""
+        fields = asdict(self)
+        del fields["spread"]
+        return fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +129,7 @@ def tested_by(test: ClusterTest) -> dict[str, Any]:
         "p_value": test.p_value,
         "n": test.n,
         "n_clusters": test.n_clusters,
+        "spread": test.spread,
         "test": TEST_NAME,
         "verdict": untested(test.reason) if test.p_value is None else NO_DIFFERENCE,
     }
@@ -152,12 +167,26 @@ def _procedure(role: str, size: int, alpha: float) -> str:
     )
 
 
+def primary_mde(effect: Effect, alpha: float, family_size: int) -> float | None:
+    """The minimum detectable effect of a tested primary contrast: the shift (in its own units)
+    that its t test over ``n_clusters`` base means of sd ``spread`` finds with 80% power at
+    ``alpha / family_size``. A contrast is called when its Holm-adjusted p < alpha, and a lone
+    real effect among ``family_size`` tests must pass Holm's first step, alpha / m, to be
+    called. The spread of base means holds both the between-base variation of the judge's
+    preference and the noise within bases, so the run's own data say what it could have seen."""
+    if effect.role != PRIMARY or effect.p_value is None or effect.spread is None:
+        return None
+    return minimum_detectable_effect(
+        effect.spread, effect.n_clusters, alpha=alpha / max(family_size, 1)
+    )
+
+
 def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], list[Family]]:
     """Adjusted p-values within each role's family, then each row's verdict.
 
     Holm and BH are both reported for every tested row; the verdict uses Holm for the primary
     and interaction families and BH for the secondary one. Rows without a p-value are kept,
-    not counted in a family's size, and never called.
+    not counted in a family's size, and never called. Tested primary rows get their ``mde``.
     """
     adjusted: dict[int, tuple[float, float]] = {}
     families: list[Family] = []
@@ -178,10 +207,13 @@ def correct_effects(effects: list[Effect], alpha: float) -> tuple[list[Effect], 
                 role=role,
             )
         )
+    primary_size = next((f.size for f in families if f.role == PRIMARY), 0)
     corrected: list[Effect] = []
     for index, effect in enumerate(effects):
         p_holm, p_bh = adjusted.get(index, (None, None))
-        updated = replace(effect, p_holm=p_holm, p_bh=p_bh)
+        updated = replace(
+            effect, p_holm=p_holm, p_bh=p_bh, mde=primary_mde(effect, alpha, primary_size)
+        )
         corrected.append(replace(updated, verdict=_verdict(updated, alpha)))
     return corrected, families
 
@@ -270,6 +302,7 @@ def headline(
             "the verdict."
         )
     primary_family = next((f for f in families if f.role == PRIMARY), None)
+    mde, mde_scale = _headline_mde(tested)
     return {
         "verdict": sentence,
         "alpha": alpha,
@@ -284,4 +317,17 @@ def headline(
         "position": "",
         "position_bias": None,
         "skipped": list(skipped),
+        "mde": mde,
+        "mde_scale": mde_scale,
     }
+
+
+def _headline_mde(tested: Sequence[Effect]) -> tuple[float | None, str]:
+    """The run's smallest minimum detectable effect over the primary family, and its scale:
+    the single protocol's score points when the run has them (the scale a user reads), else the
+    pair protocol's win share. The smallest, because a shift that large planted on one
+    contrast is found in 80% of runs like this one; contrasts with more spread need more."""
+    rows = [e for e in tested if e.mde is not None]
+    scored = [e for e in rows if e.scale == "score points"]
+    best = min(scored or rows, key=lambda e: e.mde or 0.0, default=None)
+    return (None, "") if best is None else (best.mde, best.scale)
