@@ -27,6 +27,7 @@ __all__ = [
     "Headline",
     "decided_win_rates",
     "design_limits",
+    "detectable_sentence",
     "family_sentence",
     "headline_of",
     "small_n_warnings",
@@ -165,10 +166,31 @@ def family_sentence(headline: HeadlineBlock) -> str:
     )
 
 
-def design_limits(headline: HeadlineBlock) -> str:
-    """What the design can and cannot show, when it gave no identity verdict."""
-    if not headline.min_bases or headline.identity_effect is not None:
+def detectable_sentence(headline: HeadlineBlock) -> str:
+    """What a tested run could have seen: the shift its most sensitive primary contrast finds
+    in 80% of runs like it (``headline.mde``), so "no detectable effect" has a size."""
+    if headline.mde is None or not headline.tests:
         return ""
+    mde = float(headline.mde)
+    size = (
+        f"{mde:.2f} points or more on the 0-10 scale"
+        if headline.mde_scale == "score points"
+        else f"{mde * 100:.0f} percentage points or more of win share"
+    )
+    return (
+        f"This run would have found {size} in 80% of runs like this one (its most sensitive "
+        f"primary contrast, at Holm's first step, alpha/{int(headline.tests)}); smaller "
+        "effects may go unseen."
+    )
+
+
+def design_limits(headline: HeadlineBlock) -> str:
+    """What the design can and cannot show: with a verdict, the smallest effect it could have
+    found; without one, why there is none."""
+    if not headline.min_bases:
+        return ""
+    if headline.identity_effect is not None:
+        return detectable_sentence(headline)
     if headline.min_bases and headline.n_bases < headline.min_bases:
         return (
             f"{_plural(int(headline.n_bases), 'base scenario')}: effects are estimated but not "
