@@ -102,13 +102,13 @@ def test_call_keys_are_pinned() -> None:
 
 
 def test_trial_keys_are_pinned(tmp_path: Path) -> None:
-    # The example as it was pinned: its first base then was the library's first file.
+    # The example as it was pinned: its first base then was the library's first file, and its
+    # judges discussed once.
     text = (EXAMPLES / "mock-planted-bias.yaml").read_text(encoding="utf-8")
     pinned = tmp_path / "mock-planted-bias.yaml"
-    pinned.write_text(
-        re.sub(r"(?m)^  (sample|bases): .*$", "  bases: [classroom-behaviour-plan]", text),
-        encoding="utf-8",
-    )
+    text = re.sub(r"(?m)^  (sample|bases): .*$", "  bases: [classroom-behaviour-plan]", text)
+    text = re.sub(r"(?m)^  discussion_rounds: .*$", "  discussion_rounds: 1", text)
+    pinned.write_text(text, encoding="utf-8")
     first = next(design_of(load_experiment(pinned)).trials())
     assert (first.scenario_id, first.protocol, first.identities) == (
         "classroom-behaviour-plan/01",
