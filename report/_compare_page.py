@@ -26,6 +26,7 @@ COLUMNS = (
     ("judge", "judge model(s)"),
     ("identity_effect", "largest primary identity effect (95% CI, Holm p)"),
     ("detected", "detected / primary tests"),
+    ("mde", "smallest effect found in 80% of runs like it"),
     ("position_bias", "first-position win rate (95% CI)"),
     ("false_positives", "control arms calling an effect"),
     ("bias_profile", "manipulations that move the panel (called / tested)"),
@@ -132,6 +133,14 @@ def _cost_cell(cost: Mapping[str, Any]) -> str:
     return f"unpriced{per}"
 
 
+def _mde_cell(mde: Mapping[str, Any] | None) -> str:
+    """'0.41 pts' (score points) or '6pp' (win share); '-' when the run tested nothing."""
+    if not mde:
+        return "-"
+    value = float(mde["value"])
+    return f"{value:.2f} pts" if mde.get("scale") == "score points" else f"{value * 100:.0f}pp"
+
+
 def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
     """Every column of one leaderboard row as text."""
     position = row["position_bias"]
@@ -144,6 +153,7 @@ def leaderboard_cells(row: Mapping[str, Any]) -> dict[str, str]:
         "judge": str(row["judge"]),
         "identity_effect": _effect_cell(row["identity_effect"]),
         "detected": f"{row['detected']} / {row['tests']}",
+        "mde": _mde_cell(row.get("mde")),
         "position_bias": (
             f"{_pct(position['first_position_win_rate'])} ({_pct(position['ci_low'])} to "
             f"{_pct(position['ci_high'])}, n={position['n']})"

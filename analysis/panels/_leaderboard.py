@@ -215,6 +215,7 @@ def leaderboard_row(run: RunInputs) -> dict[str, Any]:
         "identity_effect": _identity_effect(results),
         "detected": detected,
         "tests": tests,
+        "mde": _mde(results),
         "headline": results.headline.verdict if results.headline is not None else None,
         "position": results.headline.position if results.headline is not None else None,
         "position_bias": {
@@ -226,6 +227,15 @@ def leaderboard_row(run: RunInputs) -> dict[str, Any]:
         "parse_failures": _parse_failures(results),
         "cost": _cost(run.summary),
     }
+
+
+def _mde(results: RunResults) -> dict[str, Any] | None:
+    """What the run could have seen: the headline's minimum detectable effect (80% power at
+    Holm's first step) and its scale; None when nothing was tested or the file predates it."""
+    headline = results.headline
+    if headline is None or headline.mde is None:
+        return None
+    return {"value": float(headline.mde), "scale": headline.mde_scale}
 
 
 def _sort_value(row: Mapping[str, Any], column: str) -> float | str | None:

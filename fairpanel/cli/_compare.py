@@ -22,6 +22,7 @@ __all__ = ["compare_command", "leaderboard_table", "pairing_line"]
 SHORT_HEADERS = {
     "identity_effect": "identity effect",
     "detected": "detected",
+    "mde": "finds (80%)",
     "position_bias": "1st-position wins",
     "false_positives": "control FP",
     "bias_profile": "biases called",
