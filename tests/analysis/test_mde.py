@@ -11,7 +11,8 @@ import pytest
 from helpers.stats_data import single_scores, turns_of
 from scipy import stats
 
-from fairpanel.analysis import HeadlineBlock, verdict_statistics
+from fairpanel.analysis import HeadlineBlock, RunInputs, leaderboard_row, verdict_statistics
+from fairpanel.report._compare_page import _mde_cell
 from fairpanel.report._verdict import design_limits
 
 
@@ -61,3 +62,12 @@ def test_the_verdict_card_says_what_the_run_could_have_seen() -> None:
     assert f"alpha/{headline.tests}" in sentence
     untested = HeadlineBlock.model_validate(_result(4)["headline"])
     assert "would have found" not in design_limits(untested)
+
+
+def test_the_leaderboard_carries_each_runs_mde() -> None:
+    result = _result(12)
+    row = leaderboard_row(RunInputs("r", "/r", {"headline": result["headline"]}))
+    assert row["mde"] == {"value": result["headline"]["mde"], "scale": "score points"}
+    assert _mde_cell(row["mde"]) == f"{result['headline']['mde']:.2f} pts"
+    untested = leaderboard_row(RunInputs("u", "/u", {"headline": _result(4)["headline"]}))
+    assert untested["mde"] is None
