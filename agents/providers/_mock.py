@@ -303,8 +303,10 @@ def _text_judge_reply(request: ModelRequest, bias: MockBias, ask: TextAsk) -> st
 
 
 def mock_reply(request: ModelRequest, bias: MockBias) -> str:
-    """The mock's answer to ``request``: judge JSON when a schema is asked for, a judge's text
-    answer when the text answer format is, else prose."""
+    """The mock's answer to ``request``: a grown scenario or critique when asked, judge JSON
+    when a schema is asked for, a judge's text answer when the text format is, else prose."""
+    if (grown := grow_reply(request.messages[-1].content, bias.seed)) is not None:
+        return grown
     if request.response_schema is None:
         ask = text_ask(request)
         if ask is not None:
@@ -361,8 +363,7 @@ class MockClient:
         return []
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        content = request.messages[-1].content
-        text = grow_reply(content, self._bias.seed) or mock_reply(request, self._bias)
+        text = mock_reply(request, self._bias)
         prompt_words = sum(len(m.content.split()) for m in request.messages)
         return ModelReply(
             text=text,
