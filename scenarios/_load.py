@@ -73,9 +73,10 @@ def load_scenarios(paths: Sequence[Path] | None = None) -> list[BaseScenario]:
                 seen_files.add(key)
                 files.append(path)
     try:
-        signature = tuple((str(p.resolve()), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+        stats = [(path, path.stat()) for path in files]
     except OSError:
         return list(_load_checked(tuple(files)))  # let the loader say what cannot be read
+    signature = tuple((str(path.resolve()), st.st_mtime_ns, st.st_size) for path, st in stats)
     return list(_load_cached(signature, tuple(files)))
 
 
