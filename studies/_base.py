@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, overloa
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fairpanel.agents import ModelSpec, Sampling, canonical_json, endpoint_of
+from fairpanel.agents import Execution, ModelSpec, Sampling, canonical_json, endpoint_of
 from fairpanel.inputs import Location, Problem
 from fairpanel.judging.experiment import Price
 from fairpanel.judging.store import StudyItemRecord
@@ -101,6 +101,12 @@ class StudyConfig(_Strict):
         default=1, ge=1, le=100, description="Every item runs this many times (separate calls)"
     )
     concurrency: int = Field(default=4, ge=1, le=256)
+    execution: Execution = Field(
+        default="online",
+        description="'batch' sends every model whose provider has a batch API (openai, "
+        "openai-compatible, anthropic) through it, at its batch price, every pending item at "
+        "once; a model's own `execution` wins",
+    )
 
     def roles(self) -> list[Role]:
         """Every role that calls a model (for credential checks, warnings and the manifest)."""

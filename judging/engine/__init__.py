@@ -5,6 +5,10 @@ share its session (credentials, lock, provenance, store), worker loop and usage 
 mode, rewrites and the responder run here too. What reads a run back is ``judging.store``.
 """
 
+from fairpanel.judging.engine._batch_mode import (
+    BatchMode,
+    is_batched,
+)
 from fairpanel.judging.engine._cost import (
     cost_by_role,
     cost_of,
@@ -48,6 +52,7 @@ from fairpanel.judging.engine._workers import (
 __all__ = [
     "EXIT_RUN_FOLDER_BUSY",
     "RESPONDER_FAILED",
+    "BatchMode",
     "Design",
     "Estimate",
     "ModelRole",
@@ -64,6 +69,7 @@ __all__ = [
     "design_of",
     "estimate",
     "failure_reason",
+    "is_batched",
     "metered",
     "open_run_session",
     "run_experiment",
