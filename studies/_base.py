@@ -194,13 +194,17 @@ class PlannedCall:
     ``prompt_chars`` is the length of every message the call sends (the estimate counts four
     characters a token and assumes the answer uses its full ``max_tokens``). ``conditional``
     marks calls that happen only after some answers (a follow-up question after a choice), so
-    the estimate is an upper bound for them.
+    the estimate is an upper bound for them. ``step`` is the call's place in its item's chain
+    (0 for a call that waits on no other answer, 1 for one that reads a step-0 answer, ...):
+    in batch mode each step of every item together is one batch, so the estimate counts the
+    batches one after another as the deepest step plus one.
     """
 
     role: str
     model: ResolvedModel
     prompt_chars: int
     conditional: bool = False
+    step: int = 0
 
 
 class ItemFailedError(RuntimeError):

@@ -15,6 +15,7 @@ from fairpanel.judging.engine._cost import (
 )
 from fairpanel.judging.engine._estimate import (
     Estimate,
+    batch_plan_of,
     estimate,
 )
 from fairpanel.judging.engine._failures import (
@@ -64,6 +65,7 @@ __all__ = [
     "RunSession",
     "RunSummary",
     "RunTotals",
+    "batch_plan_of",
     "cost_by_role",
     "cost_of",
     "design_of",

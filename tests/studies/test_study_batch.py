@@ -23,7 +23,7 @@ from helpers.runs import start_cli_run, stored_rows
 import fairpanel
 from fairpanel.inputs import InputFileError
 from fairpanel.judging.store import Store
-from fairpanel.studies import build_study, load_study
+from fairpanel.studies import build_study, estimate_study, load_study
 
 _BATCH = {"flush_s": 0.2, "poll_s": 0.02, "max_poll_s": 0.05}
 
@@ -124,6 +124,8 @@ def test_a_batched_study_stores_what_an_online_run_stores(tmp_path: Path, study:
     assert summary["cost"]["batch_usd"] == pytest.approx(summary["cost"]["total_usd"])
     assert _items(tmp_path / "batch") == _items(tmp_path / "online")
     assert _results(batched, tmp_path / "batch") == _results(online, tmp_path / "online")
+    plan = estimate_study(load_study(batched)).batch  # each model has its own batches
+    assert plan is not None and len(sent) <= plan["batches_in_sequence"] * len(plan["models"])
 
 
 def test_bscore_sends_one_batch_per_turn_of_every_chat(tmp_path: Path) -> None:
@@ -137,6 +139,28 @@ def test_bscore_sends_one_batch_per_turn_of_every_chat(tmp_path: Path) -> None:
     # questions, turn 3 alone: three rounds, three batches, whatever the number of chats.
     assert chats == 2
     assert sizes == [chats * (queries + 1), chats * (queries + 1), chats]
+
+
+def test_estimate_prices_a_study_in_batch_mode_and_counts_its_rounds(tmp_path: Path) -> None:
+    path = _study_file(tmp_path, "bscore", "batch", "http://127.0.0.1:9")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["prices"] = {"openai-compatible/tested": {"input": 2.0, "output": 8.0}}
+    data["models"]["tested"]["batch"]["expected_turnaround_s"] = 600
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    plan = estimate_study(load_study(path)).as_dict()
+    batch = plan["batch"]
+    assert batch["models"] == ["openai-compatible/tested"]
+    assert batch["cost"]["total_usd"] == pytest.approx(plan["cost"]["total_usd"] / 2) != 0
+    assert batch["batches_in_sequence"] == _SMALL["bscore"]["multi_turn_turns"]
+    assert batch["wall_seconds"] == 3 * 600
+
+
+def test_estimate_has_no_batch_plan_when_no_model_can_be_batched(tmp_path: Path) -> None:
+    data = yaml.safe_load((EXAMPLES / "judge-bias.yaml").read_text(encoding="utf-8"))
+    data.update(_SMALL["judge-bias"], execution="batch")
+    path = tmp_path / "mock.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert "batch" not in estimate_study(load_study(path)).as_dict()
 
 
 def test_a_killed_batched_study_resumes_its_open_batch_and_sends_nothing_twice(
