@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 from conftest import read_json
-from helpers.fakes import BatchPlan, FakeOpenAIBatchServer
-from helpers.judges import SECRET
+from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchServer
+from helpers.judges import SECRET, anthropic_judge_like
 from helpers.judges import openai_judge_like as answer_like_the_mock
 from helpers.paths import EXAMPLES
 from helpers.runs import start_cli_run, stored_rows
@@ -70,11 +70,13 @@ def key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAIRPANEL_TEST_KEY", SECRET)
 
 
-def _study_file(folder: Path, study: str, execution: str, base_url: str) -> Path:
+def _study_file(
+    folder: Path, study: str, execution: str, base_url: str, provider: str = "openai-compatible"
+) -> Path:
     data = yaml.safe_load((EXAMPLES / f"{study}.yaml").read_text(encoding="utf-8"))
     data["models"] = {
         name: {
-            "id": f"openai-compatible/{name}",
+            "id": f"{provider}/{name}",
             "base_url": base_url,
             "api_key_env": "FAIRPANEL_TEST_KEY",
             "structured_output": True,
@@ -128,12 +130,33 @@ def test_a_batched_study_stores_what_an_online_run_stores(tmp_path: Path, study:
     assert plan is not None and len(sent) <= plan["batches_in_sequence"] * len(plan["models"])
 
 
+def test_a_batched_study_on_message_batches_stores_what_an_online_run_stores(
+    tmp_path: Path,
+) -> None:
+    with FakeAnthropicBatchServer(anthropic_judge_like, api_key=SECRET) as server:
+        url = server.base_url
+        online = _study_file(tmp_path, "judge-bias", "online", url, provider="anthropic")
+        fairpanel.run(online, tmp_path / "online", report=False)
+        asked_online = len(server.requests)
+        batched = _study_file(tmp_path, "judge-bias", "batch", url, provider="anthropic")
+        fairpanel.run(batched, tmp_path / "batch", report=False)
+        sizes = [len(server.book.batches[b].requests) for b in server.book.created]
+    summary = read_json(tmp_path / "batch" / "summary.json")
+    assert summary["items_ok"] == summary["items_total"] == sizes[0] and len(sizes) == 1
+    assert asked_online == summary["items_total"]
+    assert _items(tmp_path / "batch") == _items(tmp_path / "online")
+
+
 def test_bscore_sends_one_batch_per_turn_of_every_chat(tmp_path: Path) -> None:
     with FakeOpenAIBatchServer(answer_like_the_mock, api_key=SECRET) as server:
         path = _study_file(tmp_path, "bscore", "batch", server.base_url)
         fairpanel.run(path, tmp_path / "run", report=False)
         sizes = [len(server.book.batches[b].requests) for b in server.book.created]
-    chats = read_json(tmp_path / "run" / "summary.json")["items_total"]
+        fairpanel.run(path, tmp_path / "run", report=False)  # finished items are skipped
+        assert len(server.book.created) == len(sizes) and _chat_requests(server) == 0
+    again = read_json(tmp_path / "run" / "summary.json")
+    assert again["items_run"] == again["calls_made"] == 0 and again["items_ok"] == 2
+    chats = again["items_total"]
     queries = _SMALL["bscore"]["single_turn_queries"]
     # Turn 1 of every chat goes with every fresh-chat query, turn 2 with their confidence
     # questions, turn 3 alone: three rounds, three batches, whatever the number of chats.
