@@ -5,12 +5,17 @@ share its session (credentials, lock, provenance, store), worker loop and usage 
 mode, rewrites and the responder run here too. What reads a run back is ``judging.store``.
 """
 
+from fairpanel.judging.engine._batch_mode import (
+    BatchMode,
+    is_batched,
+)
 from fairpanel.judging.engine._cost import (
     cost_by_role,
     cost_of,
 )
 from fairpanel.judging.engine._estimate import (
     Estimate,
+    batch_plan_of,
     estimate,
 )
 from fairpanel.judging.engine._failures import (
@@ -48,6 +53,7 @@ from fairpanel.judging.engine._workers import (
 __all__ = [
     "EXIT_RUN_FOLDER_BUSY",
     "RESPONDER_FAILED",
+    "BatchMode",
     "Design",
     "Estimate",
     "ModelRole",
@@ -59,11 +65,13 @@ __all__ = [
     "RunSession",
     "RunSummary",
     "RunTotals",
+    "batch_plan_of",
     "cost_by_role",
     "cost_of",
     "design_of",
     "estimate",
     "failure_reason",
+    "is_batched",
     "metered",
     "open_run_session",
     "run_experiment",
