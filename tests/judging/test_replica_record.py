@@ -149,6 +149,11 @@ def test_the_summary_counts_calls_failures_and_latency_per_replica(
     for url, server in servers.items():
         row = f"{len(_answered(server))} │ {sum(s == 500 for s, _ in server.replies)} │"
         assert any(url in line and row in " ".join(line.split()) for line in lines), url
+    # ... and the report's provenance a row per replica.
+    report = (done.out / "report.html").read_text(encoding="utf-8")
+    for url, server in servers.items():
+        refused = sum(status == 500 for status, _ in server.replies)
+        assert f"{url}: {len(_answered(server))} calls, {refused} failed attempts" in report
 
 
 def test_a_rerun_keeps_the_numbers_of_the_run_before(
