@@ -5,7 +5,7 @@ model. Only ``_autogen_panel`` imports AutoGen; ``providers`` holds fairpanel's 
 ``_plugins`` finds every provider, fairpanel's own and other packages', through entry points.
 """
 
-from fairpanel.agents._attempts import FailedAttempt, FailureLog, failure_kind
+from fairpanel.agents._attempts import FailedAttempt, FailureLog
 from fairpanel.agents._autogen_panel import (
     AnswerRules,
     DebateError,
@@ -147,7 +147,6 @@ __all__ = [
     "endpoint_key",
     "endpoint_of",
     "estimate_tokens",
-    "failure_kind",
     "find_provider",
     "local_threads",
     "mock_reply",

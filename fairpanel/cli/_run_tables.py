@@ -46,6 +46,9 @@ def summary_table(summary: RunSummary | StudySummary) -> Table:
     return table
 
 
+_LATENCY = ("mean", "p50", "p95")
+
+
 def replica_table(replicas: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> Table | None:
     """Per replica of each model served by several (``summary.json``'s ``replicas``): calls
     answered, failed attempts and latency; None when every model has one server, which has
@@ -68,9 +71,6 @@ def replica_table(replicas: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> Ta
                 "-" if not latency else " / ".join(f"{latency[k]:.2f}" for k in _LATENCY),
             )
     return table
-
-
-_LATENCY = ("mean", "p50", "p95")
 
 
 def plan_table(plan: Mapping[str, Any]) -> Table:

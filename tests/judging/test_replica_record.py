@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Cli
-from helpers.fakes import FakeOpenAIServer, Fault
-from helpers.judges import openai_judge_like
-from helpers.runs import Run, run
+from conftest import Cli, WriteExperiment, read_json
+from helpers.experiments import FAKE_JUDGE, panel_experiment
+from helpers.fakes import FakeOpenAIBatchServer, FakeOpenAIServer, Fault
+from helpers.judges import SECRET, openai_judge_like
+from helpers.runs import Run, run, stored_rows
 
+import fairpanel
 from fairpanel.agents import FailedAttempt, Message, ModelReply, ModelRequest, canonical_json
 from fairpanel.judging.store import (
     NOT_RECORDED,
@@ -231,4 +233,31 @@ def test_a_version_6_store_upgrades_and_counts_its_old_calls_apart(
                 "latency_s": {"mean": 0.0, "p50": 0.0, "p95": 0.0},
             },
         }
+    }
+
+
+def test_batch_answered_calls_name_the_batch_endpoint(
+    write_experiment: WriteExperiment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAIRPANEL_TEST_KEY", SECRET)
+    with FakeOpenAIBatchServer(openai_judge_like, api_key=SECRET) as server:
+        url = server.base_url
+        judge = {**FAKE_JUDGE, "base_url": url, "batch": {"flush_s": 0.1, "poll_s": 0.02}}
+        path = write_experiment(
+            panel_experiment(
+                "batched-replica",
+                judge,
+                panel={"judges": ["domain_expert"], "discussion_rounds": 0},
+                scenarios={"bases": ["fitness-coaching"], "derived_per_base": 1},
+                arms={"placebo": False, "same_label": False},
+                execution="batch",
+            )
+        )
+        fairpanel.run(path, tmp_path / "run", report=False)
+    rows = stored_rows(tmp_path / "run" / STORE_FILE, "SELECT batch_id, replica FROM calls")
+    assert rows and all(batch_id for batch_id, _ in rows)
+    assert {replica for _, replica in rows} == {url}
+    found = read_json(tmp_path / "run" / "summary.json")["replicas"]
+    assert found == {
+        MODEL: {url: {"calls": len(rows), "failures": 0, "failures_by_kind": {}, "latency_s": None}}
     }
