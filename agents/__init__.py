@@ -5,6 +5,7 @@ model. Only ``_autogen_panel`` imports AutoGen; ``providers`` holds fairpanel's 
 ``_plugins`` finds every provider, fairpanel's own and other packages', through entry points.
 """
 
+from fairpanel.agents._attempts import FailedAttempt, FailureLog
 from fairpanel.agents._autogen_panel import (
     AnswerRules,
     DebateError,
@@ -59,7 +60,7 @@ from fairpanel.agents._replicas import (
     ReplicaOutError,
     ReplicaSet,
 )
-from fairpanel.agents._secrets import REDACTED, redact, register_secret
+from fairpanel.agents._secrets import REDACTED, credential_free_url, redact, register_secret
 from fairpanel.agents._spec import PROVIDERS, ChoiceRule, MockBias, ModelSpec
 from fairpanel.agents._types import (
     Message,
@@ -106,6 +107,8 @@ __all__ = [
     "EndpointLimits",
     "EndpointState",
     "Execution",
+    "FailedAttempt",
+    "FailureLog",
     "LimitStats",
     "LimitedClient",
     "LocalModelServer",
@@ -140,6 +143,7 @@ __all__ = [
     "TurnOutcome",
     "Usage",
     "canonical_json",
+    "credential_free_url",
     "endpoint_key",
     "endpoint_of",
     "estimate_tokens",

@@ -37,6 +37,11 @@ from fairpanel.judging.store._provenance import (
     environment,
     write_provenance,
 )
+from fairpanel.judging.store._replica_store import (
+    NOT_RECORDED,
+    ReplicaRecords,
+    quantile,
+)
 from fairpanel.judging.store._run_files import (
     SUMMARY_FILE,
     BadRunFolderError,
@@ -82,6 +87,7 @@ __all__ = [
     "MANIFEST_FILE",
     "MANIPULATION_FRAME_COLUMNS",
     "NEAR_IDENTICAL_RATIO",
+    "NOT_RECORDED",
     "RESOLVED_CONFIG_FILE",
     "SCORE_FRAME_COLUMNS",
     "STORE_FILE",
@@ -92,6 +98,7 @@ __all__ = [
     "BadRunFolderError",
     "ExportColumn",
     "ExportFormat",
+    "ReplicaRecords",
     "RunFiles",
     "RunFrames",
     "ServedModel",
@@ -109,6 +116,7 @@ __all__ = [
     "name_id",
     "packed_codes",
     "packed_numbers",
+    "quantile",
     "read_export",
     "read_run_json",
     "read_transcripts",
