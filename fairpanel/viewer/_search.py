@@ -1,0 +1,165 @@
+"""Search over a run's texts: an SQLite FTS5 table in the viewer's side file, built on the
+first search, or a plain table scanned with ``instr`` where SQLite lacks FTS5.
+
+A text is indexed once where it lives: a turn's raw text, reason and parse error under its
+trial; a trial's key, labels, authors and scenario under the trial; a responder's answer under
+its scenario, answer and model; a task under its scenario. A hit on an answer or a task selects
+every trial built on it. Words match whole, the last as a prefix, in order (an FTS5 phrase):
+``quite high`` finds "rated it quite highly"; case and accents of ASCII letters are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from pathlib import Path
+
+from fairpanel.viewer._index import read_only
+
+__all__ = ["SearchIndex", "fts5_available", "phrase"]
+
+_WORDS = re.compile(r"\w+", re.UNICODE)
+UNIT = "\x1f"
+
+
+def fts5_available() -> bool:
+    try:
+        sqlite3.connect(":memory:").execute("CREATE VIRTUAL TABLE t USING fts5(body)")
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
+def phrase(query: str) -> str | None:
+    """``query`` as an FTS5 phrase whose last word is a prefix, or None when it has no word."""
+    words = _WORDS.findall(query.lower())
+    return '"' + " ".join(words) + '"*' if words else None
+
+
+class SearchIndex:
+    """The side file's search table, built once (under a lock) when first asked."""
+
+    def __init__(self, index_path: Path, store_path: Path, use_fts5: bool | None = None) -> None:
+        self._index, self._store = index_path, store_path
+        self.fts5 = fts5_available() if use_fts5 is None else use_fts5
+        self._lock = threading.Lock()
+        self._ready = False
+
+    @property
+    def table(self) -> str:
+        return "search" if self.fts5 else "search_plain"
+
+    def ensure(self) -> None:
+        with self._lock:
+            if self._ready:
+                return
+            db = sqlite3.connect(self._index, timeout=30)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                built = db.execute("SELECT value FROM meta WHERE key = ?", (self.table,))
+                if built.fetchone() is None:
+                    self._build(db)
+            finally:
+                db.close()
+            self._ready = True
+
+    def _build(self, db: sqlite3.Connection) -> None:
+        if self.fts5:
+            db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, kind UNINDEXED, "
+                "ref UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')"
+            )
+        else:
+            db.execute("CREATE TABLE IF NOT EXISTS search_plain (body TEXT, kind TEXT, ref TEXT)")
+        db.execute(f"DELETE FROM {self.table}")
+        keys = dict(db.execute("SELECT key, n FROM trial").fetchall())
+        store = read_only(self._store)
+        insert = f"INSERT INTO {self.table} (body, kind, ref) VALUES (?, ?, ?)"
+        try:
+            turns = store.execute(
+                "SELECT trial_key, raw_text, coalesce(json_extract(parsed, '$.reason'), ''), "
+                "coalesce(parse_error, '') FROM turns"
+            )
+            db.executemany(
+                insert,
+                (
+                    (f"{raw}\n{reason}\n{error}", "t", keys[key])
+                    for key, raw, reason, error in turns
+                    if key in keys
+                ),
+            )
+            db.executemany(
+                insert,
+                (
+                    (f"{text}", "r", f"{scenario}{UNIT}{index}{UNIT}{model}")
+                    for scenario, index, model, text in store.execute(
+                        "SELECT scenario_id, response_index, model, text FROM responses"
+                    )
+                ),
+            )
+            db.executemany(insert, ((task, "k", scenario) for scenario, task in _tasks(store)))
+        finally:
+            store.close()
+        db.execute(
+            f"INSERT INTO {self.table} (body, kind, ref) SELECT key || char(10) || "
+            "coalesce(identA, '') || char(10) || coalesce(identB, '') || char(10) || "
+            "coalesce(authA, '') || char(10) || coalesce(authB, '') || char(10) || scenario, "
+            "'m', n FROM trial"
+        )
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (self.table,))
+        db.commit()
+
+    def trials(self, db: sqlite3.Connection, query: str) -> list[int]:
+        """The trials (their ``n``) whose texts hold ``query``, on ``db`` (the side file)."""
+        self.ensure()
+        if self.fts5:
+            match = phrase(query)
+            if match is None:
+                return []
+            hits = db.execute("SELECT kind, ref FROM search WHERE search MATCH ?", (match,))
+        else:
+            hits = db.execute(
+                "SELECT kind, ref FROM search_plain WHERE instr(lower(body), lower(?)) > 0",
+                (query,),
+            )
+        found: set[int] = set()
+        for kind, ref in hits.fetchall():
+            if kind in ("t", "m"):
+                found.add(int(ref))
+            elif kind == "k":
+                found.update(
+                    n for (n,) in db.execute("SELECT n FROM trial WHERE scenario = ?", (ref,))
+                )
+            else:
+                scenario, index, model = str(ref).split(UNIT)
+                found.update(
+                    n
+                    for (n,) in db.execute(
+                        "SELECT n FROM trial WHERE scenario = ? AND model = ? "
+                        "AND (respA = ? OR respB = ?)",
+                        (scenario, model, int(index), int(index)),
+                    )
+                )
+        return sorted(found)
+
+
+def _tasks(store: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Each scenario's task as the responder was asked it (its first answer's request)."""
+    rows = store.execute(
+        "SELECT r.scenario_id, c.request FROM responses r JOIN calls c ON c.key = r.call_key "
+        "WHERE r.response_index = (SELECT MIN(response_index) FROM responses "
+        "WHERE scenario_id = r.scenario_id)"
+    )
+    found: dict[str, str] = {}
+    for scenario, request in rows:
+        if scenario not in found:
+            found[scenario] = task_of(request)
+    return list(found.items())
+
+
+def task_of(request: str) -> str:
+    """The last message of a stored request: the task the responder was asked."""
+    messages = json.loads(request).get("messages") or []
+    return str(messages[-1].get("content", "")) if messages else ""
