@@ -120,14 +120,14 @@ def _twins(rows: list[tuple[Any, ...]]) -> tuple[list[int | None], list[int | No
         where[(unit, r0, i0, r1, i1)] = n
     label: list[int | None] = [None] * len(rows)
     order: list[int | None] = [None] * len(rows)
-    for row, unit in zip(rows, units, strict=True):
-        if unit is None:
+    for row, found in zip(rows, units, strict=True):
+        if found is None:
             continue
         n, (i0, i1, _, _, r0, r1) = row[0], row[10:16]
         if i0 != i1:
-            label[n] = where.get((unit, r0, i1, r1, i0))
+            label[n] = where.get((found, r0, i1, r1, i0))
         if r0 != r1:
-            order[n] = where.get((unit, r1, i1, r0, i0))
+            order[n] = where.get((found, r1, i1, r0, i0))
     return label, order
 
 

@@ -83,7 +83,8 @@ class Reader:
 
     def where(self, filters: Mapping[str, str]) -> tuple[str, list[Any]]:
         """The SQL condition selecting ``filters``' trials, and its parameters."""
-        parts, params = ["1"], []
+        parts: list[str] = ["1"]
+        params: list[Any] = []
         for name in _COLUMNS:
             if filters.get(name):
                 parts.append(f"{name} = ?")

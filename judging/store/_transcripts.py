@@ -82,7 +82,8 @@ def _tasks(store: Store) -> dict[str, str]:
 def read_transcripts(store: Store, keys: Sequence[str] | None = None) -> TranscriptColumns:
     """Every trial of ``store`` (or those of ``keys``) with its turns (see
     ``TranscriptColumns``)."""
-    chosen, parameters = "", ()
+    chosen = ""
+    parameters: tuple[str, ...] = ()
     if keys is not None:
         chosen, parameters = "WHERE {} IN (SELECT value FROM json_each(?))", (json.dumps(keys),)
     texts = {(s, i, m): t for s, i, m, t in store.responses()}
