@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 INDEX_FILE = "view-index.sqlite"
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 FLIPPED, MOVED, PARSE = 1, 2, 4
 """The bits of ``trial.out`` (as the offline page's; docs/transcripts.md says what each is)."""
 _VERDICT = slice(0, 8)
@@ -141,6 +141,8 @@ def _turn_outcomes(
     done: set[str] = set()
 
     def close(key: str, turns: list[tuple[Any, ...]]) -> None:
+        if key not in keys:  # a trial stored after the trials were read
+            return
         if key in done:
             turns = store.execute(
                 "SELECT trial_key, round, judge, parsed IS NULL, substr(numbers, 1, 40) "

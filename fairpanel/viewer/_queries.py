@@ -48,8 +48,6 @@ class Reader:
     def __init__(self, index_path: Path, store_path: Path, search: SearchIndex) -> None:
         self.index_path, self.store_path, self.search = index_path, store_path, search
         self._local = threading.local()
-        self._hits: dict[str, list[int]] = {}
-        self._hits_lock = threading.Lock()
 
     def db(self) -> sqlite3.Connection:
         found: sqlite3.Connection | None = getattr(self._local, "db", None)
@@ -58,28 +56,20 @@ class Reader:
             found.execute(
                 "ATTACH DATABASE ? AS run", (f"{self.store_path.resolve().as_uri()}?mode=ro",)
             )
-            found.execute(
-                "CREATE TEMP TABLE hits (q TEXT, n INTEGER, PRIMARY KEY (q, n)) WITHOUT ROWID"
-            )
             self._local.db, self._local.filled = found, set()
         return found
 
     def _search_hits(self, query: str) -> None:
-        """Fill this thread's ``temp.hits`` with the trials that ``query`` finds (the search
-        runs once per query for all threads; the last few queries are kept)."""
+        """Fill this thread's ``temp.hits`` with the trials that ``query`` finds, once."""
         db = self.db()
-        if query in self._local.filled:
+        filled: set[str] = self._local.filled
+        if query in filled:
             return
-        with self._hits_lock:
-            found = self._hits.get(query)
-        if found is None:
-            found = self.search.trials(db, query)
-            with self._hits_lock:
-                if len(self._hits) > 8:
-                    self._hits.pop(next(iter(self._hits)))
-                self._hits[query] = found
-        db.executemany("INSERT OR IGNORE INTO temp.hits VALUES (?, ?)", ((query, n) for n in found))
-        self._local.filled.add(query)
+        if len(filled) >= 8:
+            db.execute("DELETE FROM temp.hits")
+            filled.clear()
+        self.search.fill(db, query)
+        filled.add(query)
 
     def where(self, filters: Mapping[str, str]) -> tuple[str, list[Any]]:
         """The SQL condition selecting ``filters``' trials, and its parameters."""

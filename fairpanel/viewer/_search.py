@@ -21,7 +21,6 @@ from fairpanel.viewer._index import read_only
 __all__ = ["SearchIndex", "fts5_available", "phrase"]
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
-UNIT = "\x1f"
 
 
 def fts5_available() -> bool:
@@ -66,17 +65,19 @@ class SearchIndex:
             self._ready = True
 
     def _build(self, db: sqlite3.Connection) -> None:
+        columns = "body, kind, n, scenario, resp, model"
         if self.fts5:
             db.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, kind UNINDEXED, "
-                "ref UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')"
+                "n UNINDEXED, scenario UNINDEXED, resp UNINDEXED, model UNINDEXED, "
+                "tokenize = 'unicode61 remove_diacritics 2')"
             )
         else:
-            db.execute("CREATE TABLE IF NOT EXISTS search_plain (body TEXT, kind TEXT, ref TEXT)")
+            db.execute(f"CREATE TABLE IF NOT EXISTS search_plain ({columns})")
         db.execute(f"DELETE FROM {self.table}")
         keys = dict(db.execute("SELECT key, n FROM trial").fetchall())
         store = read_only(self._store)
-        insert = f"INSERT INTO {self.table} (body, kind, ref) VALUES (?, ?, ?)"
+        insert = f"INSERT INTO {self.table} ({columns}) VALUES (?, ?, ?, ?, ?, ?)"
         try:
             turns = store.execute(
                 "SELECT trial_key, raw_text, coalesce(json_extract(parsed, '$.reason'), ''), "
@@ -85,7 +86,7 @@ class SearchIndex:
             db.executemany(
                 insert,
                 (
-                    (f"{raw}\n{reason}\n{error}", "t", keys[key])
+                    (f"{raw}\n{reason}\n{error}", "t", keys[key], None, None, None)
                     for key, raw, reason, error in turns
                     if key in keys
                 ),
@@ -93,56 +94,57 @@ class SearchIndex:
             db.executemany(
                 insert,
                 (
-                    (f"{text}", "r", f"{scenario}{UNIT}{index}{UNIT}{model}")
+                    (text, "r", None, scenario, index, model)
                     for scenario, index, model, text in store.execute(
                         "SELECT scenario_id, response_index, model, text FROM responses"
                     )
                 ),
             )
-            db.executemany(insert, ((task, "k", scenario) for scenario, task in _tasks(store)))
+            db.executemany(
+                insert,
+                ((task, "k", None, scenario, None, None) for scenario, task in _tasks(store)),
+            )
         finally:
             store.close()
         db.execute(
-            f"INSERT INTO {self.table} (body, kind, ref) SELECT key || char(10) || "
+            f"INSERT INTO {self.table} ({columns}) SELECT key || char(10) || "
             "coalesce(identA, '') || char(10) || coalesce(identB, '') || char(10) || "
             "coalesce(authA, '') || char(10) || coalesce(authB, '') || char(10) || scenario, "
-            "'m', n FROM trial"
+            "'m', n, NULL, NULL, NULL FROM trial"
         )
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (self.table,))
         db.commit()
 
-    def trials(self, db: sqlite3.Connection, query: str) -> list[int]:
-        """The trials (their ``n``) whose texts hold ``query``, on ``db`` (the side file)."""
+    def fill(self, db: sqlite3.Connection, query: str) -> None:
+        """Put the trials (their ``n``) whose texts hold ``query`` into ``temp.hits`` of
+        ``db`` (a connection to the side file), under ``query``: in SQL, however many."""
         self.ensure()
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS hits (q TEXT, n INTEGER, PRIMARY KEY (q, n)) "
+            "WITHOUT ROWID"
+        )
         if self.fts5:
             match = phrase(query)
             if match is None:
-                return []
-            hits = db.execute("SELECT kind, ref FROM search WHERE search MATCH ?", (match,))
+                return
+            found, params = "SELECT * FROM search WHERE search MATCH :m", {"q": query, "m": match}
         else:
-            hits = db.execute(
-                "SELECT kind, ref FROM search_plain WHERE instr(lower(body), lower(?)) > 0",
-                (query,),
-            )
-        found: set[int] = set()
-        for kind, ref in hits.fetchall():
-            if kind in ("t", "m"):
-                found.add(int(ref))
-            elif kind == "k":
-                found.update(
-                    n for (n,) in db.execute("SELECT n FROM trial WHERE scenario = ?", (ref,))
-                )
-            else:
-                scenario, index, model = str(ref).split(UNIT)
-                found.update(
-                    n
-                    for (n,) in db.execute(
-                        "SELECT n FROM trial WHERE scenario = ? AND model = ? "
-                        "AND (respA = ? OR respB = ?)",
-                        (scenario, model, int(index), int(index)),
-                    )
-                )
-        return sorted(found)
+            found = "SELECT * FROM search_plain WHERE instr(lower(body), lower(:q)) > 0"
+            params = {"q": query}
+        for sql in (
+            f"SELECT :q, n FROM ({found}) WHERE kind IN ('t', 'm')",
+            f"SELECT :q, t.n FROM ({found}) s JOIN trial t ON t.scenario = s.scenario "
+            "WHERE s.kind = 'k'",
+            f"SELECT :q, t.n FROM ({found}) s JOIN trial t ON t.scenario = s.scenario "
+            "AND t.model = s.model AND (t.respA = s.resp OR t.respB = s.resp) WHERE s.kind = 'r'",
+        ):
+            db.execute(f"INSERT OR IGNORE INTO temp.hits {sql}", params)
+
+    def trials(self, db: sqlite3.Connection, query: str) -> list[int]:
+        """The trials (their ``n``) whose texts hold ``query``, in order."""
+        self.fill(db, query)
+        rows = db.execute("SELECT n FROM temp.hits WHERE q = ? ORDER BY n", (query,))
+        return [int(n) for (n,) in rows]
 
 
 def _tasks(store: sqlite3.Connection) -> list[tuple[str, str]]:
