@@ -337,3 +337,10 @@ def test_out_refuses_a_run_too_big_for_one_page_and_writes_a_subset(
     assert nothing.exit_code == 2 and "no trial" in nothing.output
     served_only = cli("view", str(run_dir), "--no-open", "--only", "arm=main")
     assert served_only.exit_code == 2
+
+
+def test_reads_go_through_connections_that_cannot_write(server: ViewServer) -> None:
+    db = server.reader.db()
+    for statement in ("DELETE FROM run.trials", "DELETE FROM trial", "CREATE TABLE x (y)"):
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            db.execute(statement)
