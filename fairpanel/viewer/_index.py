@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 INDEX_FILE = "view-index.sqlite"
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 FLIPPED, MOVED, PARSE = 1, 2, 4
 """The bits of ``trial.out`` (as the offline page's; docs/transcripts.md says what each is)."""
 _VERDICT = slice(0, 8)

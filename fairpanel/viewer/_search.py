@@ -10,17 +10,21 @@ every trial built on it. Words match whole, the last as a prefix, in order (an F
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from fairpanel.viewer._index import read_only
 
 __all__ = ["SearchIndex", "fts5_available", "phrase"]
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
+BATCH = 10_000
 
 
 def fts5_available() -> bool:
@@ -65,55 +69,61 @@ class SearchIndex:
             self._ready = True
 
     def _build(self, db: sqlite3.Connection) -> None:
-        columns = "body, kind, n, scenario, resp, model"
+        """The texts go into the search table under an id whose row in ``search_ref`` says
+        what they belong to; the FTS5 table keeps no copy of them (``content=''``)."""
         if self.fts5:
             db.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, kind UNINDEXED, "
-                "n UNINDEXED, scenario UNINDEXED, resp UNINDEXED, model UNINDEXED, "
+                "CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, content='', "
                 "tokenize = 'unicode61 remove_diacritics 2')"
             )
         else:
-            db.execute(f"CREATE TABLE IF NOT EXISTS search_plain ({columns})")
-        db.execute(f"DELETE FROM {self.table}")
+            db.execute("CREATE TABLE IF NOT EXISTS search_plain (id INTEGER PRIMARY KEY, body)")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS search_ref (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
+            "n INTEGER, scenario TEXT, resp INTEGER, model TEXT)"
+        )
+        if not self.fts5:
+            db.execute("DELETE FROM search_plain")
+        db.execute("DELETE FROM search_ref")
         keys = dict(db.execute("SELECT key, n FROM trial").fetchall())
         store = read_only(self._store)
-        insert = f"INSERT INTO {self.table} ({columns}) VALUES (?, ?, ?, ?, ?, ?)"
         try:
-            turns = store.execute(
-                "SELECT trial_key, raw_text, coalesce(json_extract(parsed, '$.reason'), ''), "
-                "coalesce(parse_error, '') FROM turns"
+            turns = (
+                (f"{raw}\n{reason}\n{error}", "t", keys[key], None, None, None)
+                for key, raw, reason, error in store.execute(
+                    "SELECT trial_key, raw_text, coalesce(json_extract(parsed, '$.reason'), ''), "
+                    "coalesce(parse_error, '') FROM turns"
+                )
+                if key in keys
             )
-            db.executemany(
-                insert,
-                (
-                    (f"{raw}\n{reason}\n{error}", "t", keys[key], None, None, None)
-                    for key, raw, reason, error in turns
-                    if key in keys
-                ),
+            answers = (
+                (text, "r", None, scenario, index, model)
+                for scenario, index, model, text in store.execute(
+                    "SELECT scenario_id, response_index, model, text FROM responses"
+                )
             )
-            db.executemany(
-                insert,
-                (
-                    (text, "r", None, scenario, index, model)
-                    for scenario, index, model, text in store.execute(
-                        "SELECT scenario_id, response_index, model, text FROM responses"
-                    )
-                ),
+            tasks = ((task, "k", None, scenario, None, None) for scenario, task in _tasks(store))
+            meta = (
+                ("\n".join(str(v) for v in row[1:] if v is not None), "m", row[0], None, None, None)
+                for row in db.execute(
+                    "SELECT n, key, identA, identB, authA, authB, scenario FROM trial"
+                ).fetchall()
             )
-            db.executemany(
-                insert,
-                ((task, "k", None, scenario, None, None) for scenario, task in _tasks(store)),
-            )
+            self._insert(db, itertools.chain(turns, answers, tasks, meta))
         finally:
             store.close()
-        db.execute(
-            f"INSERT INTO {self.table} ({columns}) SELECT key || char(10) || "
-            "coalesce(identA, '') || char(10) || coalesce(identB, '') || char(10) || "
-            "coalesce(authA, '') || char(10) || coalesce(authB, '') || char(10) || scenario, "
-            "'m', n, NULL, NULL, NULL FROM trial"
-        )
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (self.table,))
         db.commit()
+
+    def _insert(self, db: sqlite3.Connection, rows: Iterator[tuple[Any, ...]]) -> None:
+        texts = "INSERT INTO search (rowid, body) VALUES (?, ?)"
+        if not self.fts5:
+            texts = "INSERT INTO search_plain (id, body) VALUES (?, ?)"
+        refs = "INSERT INTO search_ref VALUES (?, ?, ?, ?, ?, ?)"
+        numbered = enumerate(rows, start=1)
+        while batch := list(itertools.islice(numbered, BATCH)):
+            db.executemany(texts, ((i, row[0]) for i, row in batch))
+            db.executemany(refs, ((i, *row[1:]) for i, row in batch))
 
     def fill(self, db: sqlite3.Connection, query: str) -> None:
         """Put the trials (their ``n``) whose texts hold ``query`` into ``temp.hits`` of
@@ -127,10 +137,11 @@ class SearchIndex:
             match = phrase(query)
             if match is None:
                 return
-            found, params = "SELECT * FROM search WHERE search MATCH :m", {"q": query, "m": match}
+            ids, params = "SELECT rowid FROM search WHERE search MATCH :m", {"q": query, "m": match}
         else:
-            found = "SELECT * FROM search_plain WHERE instr(lower(body), lower(:q)) > 0"
+            ids = "SELECT id FROM search_plain WHERE instr(lower(body), lower(:q)) > 0"
             params = {"q": query}
+        found = f"SELECT * FROM search_ref WHERE id IN ({ids})"
         for sql in (
             f"SELECT :q, n FROM ({found}) WHERE kind IN ('t', 'm')",
             f"SELECT :q, t.n FROM ({found}) s JOIN trial t ON t.scenario = s.scenario "
