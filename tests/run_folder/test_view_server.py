@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from fairpanel.viewer import (
     Reader,
     SearchIndex,
     ViewServer,
+    ensure_index,
     is_loopback_peer,
     serve_run,
 )
@@ -344,3 +346,26 @@ def test_reads_go_through_connections_that_cannot_write(server: ViewServer) -> N
     for statement in ("DELETE FROM run.trials", "DELETE FROM trial", "CREATE TABLE x (y)"):
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             db.execute(statement)
+
+
+def test_the_side_index_is_rebuilt_only_when_the_store_changed(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for name in (STORE_FILE, "summary.json"):
+        shutil.copy(run_dir / name, copy / name)
+    index = ensure_index(copy, copy / STORE_FILE)
+    built = index.stat().st_ino, index.stat().st_mtime_ns
+    assert ensure_index(copy, copy / STORE_FILE) == index
+    assert (index.stat().st_ino, index.stat().st_mtime_ns) == built
+    with sqlite3.connect(copy / STORE_FILE) as db:
+        (gone,) = db.execute("SELECT max(key) FROM trials").fetchone()
+        db.execute("DELETE FROM turns WHERE trial_key = ?", (gone,))
+        db.execute("DELETE FROM trials WHERE key = ?", (gone,))
+    ensure_index(copy, copy / STORE_FILE)
+    with sqlite3.connect(index) as db:
+        keys = [k for (k,) in db.execute("SELECT key FROM trial")]
+    with sqlite3.connect(copy / STORE_FILE) as db:
+        assert keys == [k for (k,) in db.execute("SELECT key FROM trials ORDER BY key")]
+    assert gone not in keys
