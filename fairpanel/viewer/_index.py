@@ -86,6 +86,7 @@ def _text(value: Any) -> str | None:
 def _trials(store: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
     """The index's columns of every trial, in key order (``out`` and twins not yet set)."""
     rows = store.execute("SELECT key, spec, status, consensus FROM trials ORDER BY key")
+    shared: dict[Any, Any] = {}
     for n, (key, spec_text, status, consensus_text) in enumerate(rows):
         spec = json.loads(spec_text)
         consensus = json.loads(consensus_text) if consensus_text else None
@@ -93,7 +94,7 @@ def _trials(store: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
         authors = [str(a) for a in spec.get("authors") or ()]
         resp = [int(r) for r in spec.get("response_indices") or ()]
         winner = consensus.get("winner") if isinstance(consensus, dict) else None
-        yield (
+        row = (
             n, key, spec["protocol"], status, spec.get("panel"), spec.get("arm", "main"),
             spec.get("treatment", "none"), spec["category"], spec["scenario_id"],
             spec.get("responder_model") or "",
@@ -102,6 +103,8 @@ def _trials(store: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
             (spec.get("signal", "explicit"), spec.get("label_position", "tag"),
              int(spec.get("replicate") or 0)),
         )  # fmt: skip
+        # A hundred thousand trials name a few dozen values: one string each, not one a trial.
+        yield tuple(shared.setdefault(v, v) if isinstance(v, str | tuple) else v for v in row)
 
 
 def _twins(rows: list[tuple[Any, ...]]) -> tuple[list[int | None], list[int | None]]:
@@ -132,10 +135,11 @@ def _twins(rows: list[tuple[Any, ...]]) -> tuple[list[int | None], list[int | No
 
 
 def _turn_outcomes(
-    store: sqlite3.Connection, keys: dict[str, int], protocols: list[str]
-) -> tuple[dict[int, int], list[tuple[str, int]]]:
-    """Each trial's ``MOVED`` and ``PARSE`` bits and its judges, from one pass over the turns
-    in storage order (a trial's turns are written together; one that is not is read again)."""
+    store: sqlite3.Connection, side: sqlite3.Connection, keys: dict[str, int], protocols: list[str]
+) -> dict[int, int]:
+    """Each trial's ``MOVED`` and ``PARSE`` bits (its judges go into ``side``'s ``trial_judge``)
+    from one pass over the turns in storage order (a trial's turns are written together; one
+    that is not is read again)."""
     bits: dict[int, int] = {}
     judges: list[tuple[str, int]] = []
     done: set[str] = set()
@@ -169,6 +173,9 @@ def _turn_outcomes(
                 out |= MOVED
         bits[n] = bits.get(n, 0) | out
         judges.extend((judge, n) for judge in first)
+        if len(judges) > 10_000:
+            side.executemany("INSERT OR IGNORE INTO trial_judge VALUES (?, ?)", judges)
+            judges.clear()
 
     current: str | None = None
     batch: list[tuple[Any, ...]] = []
@@ -182,7 +189,8 @@ def _turn_outcomes(
         batch.append(row)
     if current is not None:
         close(current, batch)
-    return bits, sorted(set(judges))
+    side.executemany("INSERT OR IGNORE INTO trial_judge VALUES (?, ?)", judges)
+    return bits
 
 
 def _build(store: sqlite3.Connection, path: Path, state: str) -> None:
@@ -194,7 +202,7 @@ def _build(store: sqlite3.Connection, path: Path, state: str) -> None:
         db.executescript(SCHEMA)
         rows = list(_trials(store))
         keys = {row[1]: row[0] for row in rows}
-        outcomes, judges = _turn_outcomes(store, keys, [row[2] for row in rows])
+        outcomes = _turn_outcomes(store, db, keys, [row[2] for row in rows])
         label, order = _twins(rows)
         winners = [row[16] for row in rows]
         for n, twin in enumerate(label):
@@ -206,7 +214,6 @@ def _build(store: sqlite3.Connection, path: Path, state: str) -> None:
             f"INSERT INTO trial VALUES ({', '.join('?' * 20)})",
             ((*row[:17], outcomes.get(row[0], 0), label[row[0]], order[row[0]]) for row in rows),
         )
-        db.executemany("INSERT INTO trial_judge VALUES (?, ?)", judges)
         for column in INDEXES:
             db.execute(f"CREATE INDEX trial_{column} ON trial({column})")
         db.executemany(

@@ -107,7 +107,7 @@ class SearchIndex:
                 ("\n".join(str(v) for v in row[1:] if v is not None), "m", row[0], None, None, None)
                 for row in db.execute(
                     "SELECT n, key, identA, identB, authA, authB, scenario FROM trial"
-                ).fetchall()
+                )
             )
             self._insert(db, itertools.chain(turns, answers, tasks, meta))
         finally:
