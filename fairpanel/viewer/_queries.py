@@ -104,8 +104,8 @@ class Reader:
             self.db().execute(f"SELECT count(*) FROM trial WHERE {sql}", params).fetchone()[0]
         )
 
-    def page(self, filters: Mapping[str, str]) -> dict[str, Any]:
-        """One page of ``filters``' trials, each whole (``trial``), and how many match."""
+    def keys(self, filters: Mapping[str, str]) -> dict[str, Any]:
+        """How many trials ``filters`` select, and the keys of its page of them."""
         matches = self.count(filters)
         pages = max(1, math.ceil(matches / PAGE_SIZE))
         try:
@@ -113,21 +113,22 @@ class Reader:
         except ValueError:
             page = 1
         sql, params = self.where(filters)
-        rows = (
-            self.db()
-            .execute(
-                f"SELECT n FROM trial WHERE {sql} ORDER BY n LIMIT ? OFFSET ?",
-                [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE],
-            )
-            .fetchall()
+        rows = self.db().execute(
+            f"SELECT n, key FROM trial WHERE {sql} ORDER BY n LIMIT ? OFFSET ?",
+            [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE],
         )
+        found = rows.fetchall()
         return {
-            "matches": matches,
-            "total": self.total(),
-            "page": page,
-            "pages": pages,
-            "trials": [self.trial(int(n)) for (n,) in rows],
-        }
+            "matches": matches, "page": page, "pages": pages,
+            "n": [int(n) for n, _ in found], "keys": [str(key) for _, key in found],
+        }  # fmt: skip
+
+    def page(self, filters: Mapping[str, str]) -> dict[str, Any]:
+        """One page of ``filters``' trials, each whole (``trial``), and how many match."""
+        found = self.keys(filters)
+        trials = [self.trial(n) for n in found.pop("n")]
+        del found["keys"]
+        return {**found, "total": self.total(), "trials": trials}
 
     def total(self) -> int:
         return int(self.db().execute("SELECT count(*) FROM trial").fetchone()[0])

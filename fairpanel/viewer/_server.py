@@ -171,9 +171,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if reply is None:
                     return self._refuse(HTTPStatus.NOT_FOUND)
             elif route == "api/search":
-                found = reader.page({"q": query.get("q", ""), "page": query.get("page", "1")})
-                reply = {k: found[k] for k in ("matches", "page", "pages")}
-                reply["keys"] = [t["fullKey"] for t in found["trials"]]
+                if not query.get("q", "").strip():
+                    return self._refuse(HTTPStatus.BAD_REQUEST)
+                reply = reader.keys({"q": query.get("q", ""), "page": query.get("page", "1")})
+                del reply["n"]
             else:
                 return self._refuse(HTTPStatus.NOT_FOUND)
         except ValueError:
