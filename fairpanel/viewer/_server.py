@@ -2,7 +2,7 @@
 
 It listens on 127.0.0.1 (a port the system picks) and answers only requests from a loopback
 peer whose path starts with the token printed with its address; anything else gets 403 before
-its path is read further. Routes are a fixed table (the page, its script and style, four JSON
+its path is read further. Routes are a fixed table (the page, its script and style, five JSON
 endpoints): no file is looked up from a path, so there is nothing to list or traverse. Every
 reply carries a Content-Security-Policy that allows the page's own script and style and its
 requests to this server, nothing else, and ``X-Content-Type-Options: nosniff``; JSON replies
