@@ -1,6 +1,6 @@
-"""Wall time, CPU time and peak RSS of `fairpanel view` (the transcripts page) on large run
-folders, the page's size, and how long headless Chromium takes to load it and draw its first
-page of trials.
+"""`fairpanel view` (the served transcripts viewer) on large run folders: how long the first
+view takes to build its side index, how soon headless Chromium shows the first page of trials,
+how long a filter's page, its counts and a search take to answer, and the server's memory.
 
 Usage: .venv/bin/python bench/view_scale.py [--sizes 100000,1000000] [--work DIR] [--keep]
        [--no-chromium]
@@ -8,22 +8,29 @@ Usage: .venv/bin/python bench/view_scale.py [--sizes 100000,1000000] [--work DIR
 The run folders are analysis_scale.py's (a real mock run cloned into more bases and replicates
 under fresh keys: single and pair, three arms, two treatments, three judges over first,
 discussion and final rounds, ~2% parse failures), named ``turns-N`` under ``--work``;
-``--keep`` reuses folders already there (1M turns is about 111k trials). Each `fairpanel view
---no-open` runs in a fresh child process (the package byte-compiled first, as installed).
-Chromium loads the page without virtual time, so ``--dump-dom`` returns after the load event,
-which comes after the page's script has parsed the data and drawn the first 50 trials.
+``--keep`` reuses folders already there (1M turns is about 111k trials). For each, the side
+index (``view-index.sqlite``) is removed and `fairpanel view --no-open` starts in a fresh
+child process: "first view" is the time until it prints its address (the index built), "next
+view" the same with the index there. Chromium (no virtual time budget left over: it dumps the
+DOM once the page's requests are answered and drawn) is timed against the running server, and
+so is a bare Chromium start on an empty page, the browser's own share. The filter is
+``category`` and ``outcome=flipped``; the search is a word of the judges' replies, whose first
+query builds the FTS5 index. RSS is the server's peak (VmHWM) after all of that.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -31,33 +38,100 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from analysis_scale import compile_package, make_template, synthesize
 
 from fairpanel.judging.store import STORE_FILE
+from fairpanel.viewer import INDEX_FILE
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run")
 
 
-def time_view(folder: Path, out: Path) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak RSS (MB) of `fairpanel view` in a child process."""
-    command = [sys.executable, "-m", "fairpanel", "view", str(folder), "--no-open"]
+def start_view(folder: Path) -> tuple[subprocess.Popen[str], str, float]:
+    """The running `fairpanel view` child, its address and the seconds until it printed it."""
     start = time.perf_counter()
-    child = subprocess.Popen([*command, "--out", str(out)], stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"fairpanel view failed on {folder}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    child = subprocess.Popen(
+        [sys.executable, "-m", "fairpanel", "view", str(folder), "--no-open"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:\d+/[\w-]+/", line)
+    if found is None:
+        child.kill()
+        raise SystemExit(f"fairpanel view printed no address: {line!r}")
+    return child, found.group(0), time.perf_counter() - start
 
 
-def time_chromium(page: Path, profile: Path) -> tuple[float, int]:
-    """Seconds until Chromium has loaded ``page`` (script run, first page drawn) and the
-    number of trials it drew."""
+def stop(child: subprocess.Popen[str]) -> None:
+    child.terminate()
+    child.wait(timeout=30)
+
+
+def timed_get(url: str) -> tuple[float, object]:
+    start = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=600) as reply:
+        body = json.loads(reply.read())
+    return time.perf_counter() - start, body
+
+
+def peak_rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    found = re.search(r"VmHWM:\s+(\d+) kB", status)
+    return int(found.group(1)) / 1024 if found else float("nan")
+
+
+def time_chromium(url: str, profile: Path) -> tuple[float, int]:
+    """Seconds until Chromium has drawn ``url``'s first page of trials, and how many."""
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         return float("nan"), 0
     start = time.perf_counter()
     result = subprocess.run(
-        [binary, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-         "--dump-dom", page.as_uri()],
+        [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=60000",
+         "--dump-dom", url],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
-    return time.perf_counter() - start, result.stdout.count('<article class="trial"')
+    seconds = time.perf_counter() - start
+    if 'data-rendered="yes"' not in result.stdout and url != "about:blank":
+        raise SystemExit(f"Chromium did not draw the page: {result.stdout[-500:]}")
+    return seconds, result.stdout.count('<article class="trial"')
+
+
+def measure(folder: Path, chromium: bool) -> str:
+    (folder / INDEX_FILE).unlink(missing_ok=True)
+    child, url, first_view = start_view(folder)
+    stop(child)
+    child, url, next_view = start_view(folder)
+    try:
+        options_s, options = timed_get(url + "api/options")
+        category = options["options"]["category"][0]  # type: ignore[index]
+        page_s, page = timed_get(f"{url}api/page?category={category}&outcome=flipped")
+        counts_s, _ = timed_get(f"{url}api/counts?category={category}&outcome=flipped")
+        deep_s, _ = timed_get(f"{url}api/page?page={max(1, page['pages'] // 2)}")  # type: ignore[index]
+        search_first_s, found = timed_get(url + "api/search?q=rubric")
+        search_next_s, _ = timed_get(url + "api/search?q=merits")
+        line = (
+            f"first view (index built) {first_view:.2f} s, next view {next_view:.2f} s; "
+            f"options {options_s * 1000:.0f} ms; filter page {page_s * 1000:.0f} ms "
+            f"({page['matches']:,} match), its counts {counts_s * 1000:.0f} ms; "  # type: ignore[index]
+            f"a middle page of all {deep_s * 1000:.0f} ms; first search (FTS5 built) "
+            f"{search_first_s:.2f} s ({found['matches']:,} match), next search "  # type: ignore[index]
+            f"{search_next_s * 1000:.0f} ms"
+        )
+        if chromium:
+            profile = Path(tempfile.mkdtemp(prefix="view-profile-"))
+            blank, _ = time_chromium("about:blank", profile / "blank")
+            drawn_s, drawn = time_chromium(url, profile / "page")
+            filtered_s, _ = time_chromium(
+                url + f"#category={category}&outcome=flipped", profile / "f"
+            )
+            line += (
+                f"; Chromium first page {drawn_s:.2f} s ({drawn} trials; a bare Chromium start "
+                f"{blank:.2f} s), filtered {filtered_s:.2f} s"
+            )
+            shutil.rmtree(profile, ignore_errors=True)
+        line += f"; server peak RSS {peak_rss_mb(child.pid):,.0f} MB"
+        index_mb = (folder / INDEX_FILE).stat().st_size / 1e6
+        return line + f"; side file {index_mb:,.0f} MB"
+    finally:
+        stop(child)
 
 
 def main() -> None:
@@ -79,17 +153,8 @@ def main() -> None:
         with sqlite3.connect(folder / STORE_FILE) as db:
             trials = int(db.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
             turns = int(db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
-        out = Path(tempfile.mkdtemp(prefix="view-page-")) / "transcripts.html"
-        seconds, cpu, rss = time_view(folder, out)
-        line = (
-            f"{trials:>9,} trials ({turns:,} turns): view {seconds:.2f} s wall, {cpu:.2f} s CPU, "
-            f"peak RSS {rss:,.0f} MB; page {out.stat().st_size / 1e6:,.1f} MB"
-        )
-        if not args.no_chromium:
-            loaded, drawn = time_chromium(out, out.parent / "profile")
-            line += f"; Chromium load and first page {loaded:.2f} s ({drawn} trials drawn)"
-        print(line + f"; load {os.getloadavg()[0]:.2f}", flush=True)
-        shutil.rmtree(out.parent, ignore_errors=True)
+        line = measure(folder, not args.no_chromium)
+        print(f"{trials:>9,} trials ({turns:,} turns): {line}; load {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from fairpanel.judging.store import STORE_FILE, RunFiles, Store, read_transcripts
@@ -12,14 +13,16 @@ from fairpanel.run_folder._folder import BadRunFolderError, require_run_folder
 __all__ = ["write_transcripts"]
 
 
-def write_transcripts(run_dir: Path, out: Path | None = None) -> tuple[Path, int]:
-    """Write RUN_DIR's transcripts page to ``out`` (default RUN_DIR/transcripts.html); returns
-    the file and its number of trials. Raises ``BadRunFolderError`` when there is no store or it
-    holds no judge-panel trial."""
+def write_transcripts(
+    run_dir: Path, out: Path | None = None, keys: Sequence[str] | None = None
+) -> tuple[Path, int]:
+    """Write RUN_DIR's transcripts page (of the trials of ``keys``, or all) to ``out`` (default
+    RUN_DIR/transcripts.html); returns the file and its number of trials. Raises
+    ``BadRunFolderError`` when there is no store or it holds no judge-panel trial."""
     require_run_folder(run_dir)
     store = Store(run_dir / STORE_FILE)
     try:
-        columns = read_transcripts(store)
+        columns = read_transcripts(store, keys)
     finally:
         store.close()
     if not columns.key:

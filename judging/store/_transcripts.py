@@ -10,6 +10,7 @@ in Python. Texts (tasks, candidates) are looked up once per scenario, not per tr
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,8 +79,13 @@ def _tasks(store: Store) -> dict[str, str]:
     return found
 
 
-def read_transcripts(store: Store) -> TranscriptColumns:
-    """Every trial of ``store`` with its turns (see ``TranscriptColumns``)."""
+def read_transcripts(store: Store, keys: Sequence[str] | None = None) -> TranscriptColumns:
+    """Every trial of ``store`` (or those of ``keys``) with its turns (see
+    ``TranscriptColumns``)."""
+    chosen = ""
+    parameters: tuple[str, ...] = ()
+    if keys is not None:
+        chosen, parameters = "WHERE {} IN (SELECT value FROM json_each(?))", (json.dumps(keys),)
     texts = {(s, i, m): t for s, i, m, t in store.responses()}
     tasks = _tasks(store)
     trials: dict[str, list[Any]] = {
@@ -87,7 +93,9 @@ def read_transcripts(store: Store) -> TranscriptColumns:
     }
     index: dict[str, int] = {}
     for key, spec_text, status, error, consensus_text in store.read(
-        "SELECT key, spec, status, error, consensus FROM trials ORDER BY key"
+        f"SELECT key, spec, status, error, consensus FROM trials {chosen.format('key')} "
+        "ORDER BY key",
+        parameters,
     ):
         spec = json.loads(spec_text)
         consensus = json.loads(consensus_text) if consensus_text else None
@@ -122,7 +130,9 @@ def read_transcripts(store: Store) -> TranscriptColumns:
     # the rows, texts and all, in a temporary b-tree.
     rows = store.read(
         "SELECT trial_key, round, round_kind, judge, raw_text, json_extract(parsed, '$.reason'), "
-        "parsed IS NOT NULL, parse_error, attempts, numbers, speaker_index FROM turns"
+        "parsed IS NOT NULL, parse_error, attempts, numbers, speaker_index FROM turns "
+        + chosen.format("trial_key"),
+        parameters,
     ).fetchall()
     columns = list(zip(*rows, strict=True)) if rows else [()] * 11
     del rows

@@ -89,3 +89,13 @@ def screenshot(binary: str, html: Path, out: Path, workdir: Path, height: int = 
     assert result.returncode == 0, result.stderr[-2000:]
     assert out.is_file(), result.stderr[-2000:]
     return out
+
+
+def dump_url(binary: str, url: str, workdir: Path, budget_ms: int = 5000) -> str:
+    """The DOM of the page at ``url`` (a loopback server's) once its script has drawn, as
+    serialised by Chromium; virtual time waits for the page's requests."""
+    result = _run(
+        binary, workdir / "profile-url", f"--virtual-time-budget={budget_ms}", "--dump-dom", url
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout

@@ -17,65 +17,18 @@ from typing import Any
 import pytest
 from conftest import Cli
 from helpers.chromium import chromium_or_skip, dump_dom, screenshot
-from helpers.runs import mock_run
+from helpers.view_runs import HOSTILE, VIEW_EXPERIMENT, hostile_run
 
 from fairpanel.judging import STORE_FILE, Store, export_frame, read_transcripts
 from fairpanel.report._transcripts_data import FLIPPED, MOVED, PARSE, transcript_payload
 
-# Planted: a label shift (verdicts flip when the labels swap), a first-position preference,
-# answers that often fail to parse even after the re-asks, and a discussion round to move in.
-EXPERIMENT = """\
-name: view-outcomes
-seed: 3
-protocols: [single, pair]
-models:
-  judge:
-    id: mock/judge
-    mock:
-      score_shift: {female: {creativity: 3.0, accuracy: 2.0}}
-      first_position_bias: 0.3
-      malformed_rate: 0.5
-responder:
-  model: mock/responder
-panel:
-  judges: [domain_expert, creativity_reviewer, clarity_editor]
-  model: judge
-  discussion_rounds: 1
-scenarios:
-  bases: [fitness-coaching, nursing-care-plan]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-arms: {placebo: false, same_label: false}
-"""
-
-HOSTILE = (
-    "</script><img src=x onerror=\"document.title='pwned'\">",
-    "<script>document.title='pwned'</script>",
-)
-HOSTILE_EXPERIMENT = """\
-name: view-hostile
-responses_from: {source}
-protocols: [pair]
-responder:
-  model: mock/responder
-panel:
-  judges: [domain_expert]
-  model: mock/judge
-  discussion_rounds: 0
-scenarios:
-  bases: [fitness-coaching]
-  derived_per_base: 1
-identities:
-  categories: [gender]
-arms: {{placebo: false, same_label: false}}
-"""
+EXPERIMENT = VIEW_EXPERIMENT
 ARTICLE = re.compile(r'<article class="trial" data-key="([0-9a-f]+)" data-out="(\d+)"')
 
 
 @pytest.fixture(scope="module")
 def page(run_dir: Path) -> Path:
-    result = Cli()("view", str(run_dir), "--no-open")
+    result = Cli()("view", str(run_dir), "--no-open", "--out", str(run_dir / "transcripts.html"))
     assert result.exit_code == 0, result.output
     return run_dir / "transcripts.html"
 
@@ -256,18 +209,11 @@ def test_an_effect_link_in_the_report_opens_its_trials(
 
 @pytest.fixture(scope="module")
 def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hostile")
-    source = root / "responses.jsonl"
-    lines = [
-        {"scenario_id": "fitness-coaching/01", "index": i + 1, "text": text,
-         "responder_model": "mock/responder"}
-        for i, text in enumerate(HOSTILE)
-    ]  # fmt: skip
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    run = mock_run(Cli(), root, HOSTILE_EXPERIMENT.format(source=source))
-    result = Cli()("view", str(run.out), "--no-open")
+    run = hostile_run(tmp_path_factory.mktemp("hostile"))
+    page = run / "transcripts.html"
+    result = Cli()("view", str(run), "--no-open", "--out", str(page))
     assert result.exit_code == 0, result.output
-    return run.out / "transcripts.html"
+    return page
 
 
 def test_a_hostile_answer_shows_as_text_and_runs_nothing(
