@@ -16,10 +16,12 @@ from fairpanel.agents._autogen_panel import (
 )
 from fairpanel.agents._batch_api import (
     BatchApi,
+    BatchIntent,
     BatchItemResult,
     BatchSettings,
     BatchStatus,
     Execution,
+    FindVerdict,
     openai_batch_line,
 )
 from fairpanel.agents._batching import (
@@ -92,6 +94,7 @@ __all__ = [
     "BatchApi",
     "BatchCollector",
     "BatchDispatcher",
+    "BatchIntent",
     "BatchItemResult",
     "BatchLedger",
     "BatchSettings",
@@ -106,6 +109,7 @@ __all__ = [
     "EndpointLimits",
     "EndpointState",
     "Execution",
+    "FindVerdict",
     "LimitStats",
     "LimitedClient",
     "LocalModelServer",
