@@ -1,6 +1,7 @@
 """The providers' batch clients against loopback fakes of the OpenAI Batch API and Anthropic
 Message Batches: upload and create, status until ended, results read back per item,
-including per-item errors, expiry, cancellation and a batch that fails as a whole."""
+including per-item errors, expiry, cancellation and a batch that fails as a whole, and a
+batch whose id was never recorded found again by what was stored before sending."""
 
 from __future__ import annotations
 
