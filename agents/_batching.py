@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fairpanel.agents._batch_api import (
+    CLOCK_SKEW_S,
     BatchApi,
     BatchIntent,
     BatchItemResult,
@@ -202,7 +203,8 @@ class BatchDispatcher:
             self._open[key] = local_id
         try:
             batch_id = await self._api.submit(lines, local_id)
-        except TimeoutError:  # it may have been accepted: look for it as a new run would
+        except TimeoutError:  # it may yet be accepted: look for it once it can be listed
+            await asyncio.sleep(CLOCK_SKEW_S)
             await self._resume(OpenBatch(local_id, None, items, created_at))
             return
         except ModelCallError as exc:

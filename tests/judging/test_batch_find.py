@@ -16,7 +16,8 @@ from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchSe
 from helpers.fakes._batch_core import FakeBatch
 from test_batch_dispatch import Fake, Run, _echo, _spec
 
-from fairpanel.agents import BatchApi, Message, ModelRegistry, ModelRequest
+from fairpanel.agents import BatchApi, Message, ModelRegistry, ModelRequest, _batch_api, _batching
+from fairpanel.agents.providers import _anthropic_batch, _openai_batch
 from fairpanel.judging.store import Store
 
 LOCAL_ID = "local-1"
@@ -150,3 +151,27 @@ async def test_paging_stops_at_the_window_start(lost: Lost, server: Fake) -> Non
     assert server.book.list_pages == 3  # 100 + 100 + (50 in the window, then an old one)
     assert lost.batch_row() == (None, "lost", 1)
     assert len(server.book.created) == 1  # sent again, once
+
+
+@pytest.mark.timeout(60)
+async def test_a_submission_cut_off_at_its_deadline_is_looked_for_not_sent_again(
+    server: Fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The provider accepts a batch but answers after the client gave up: the dispatcher
+    waits the clock-skew margin, then finds that batch and takes its answers."""
+    for module in (_batch_api, _anthropic_batch, _openai_batch):
+        monkeypatch.setattr(module, "SUBMIT_DEADLINE_S", 0.3)
+    for module in (_batch_api, _batching):
+        monkeypatch.setattr(module, "CLOCK_SKEW_S", 1.0)
+    server.book.on_create = lambda _: time.sleep(1.0)  # registered, the reply held back
+    store = Store(tmp_path / "fairpanel.sqlite")
+    async with ModelRegistry() as registry:
+        run = Run(registry, store, server, tmp_path / "batches")
+        reply = await run.ask("late")
+        await run.dispatcher.aclose()
+    assert reply.text == "echo: late"
+    (only,) = server.book.created  # accepted once, never sent again
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT provider_batch_id FROM batches").fetchall() == [(only,)]
+    assert run.dispatcher.stats.submitted == 0  # no reply was ever received for it
+    store.close()
