@@ -17,10 +17,12 @@ from fairpanel.agents._autogen_panel import (
 )
 from fairpanel.agents._batch_api import (
     BatchApi,
+    BatchIntent,
     BatchItemResult,
     BatchSettings,
     BatchStatus,
     Execution,
+    FindVerdict,
     openai_batch_line,
 )
 from fairpanel.agents._batching import (
@@ -93,6 +95,7 @@ __all__ = [
     "BatchApi",
     "BatchCollector",
     "BatchDispatcher",
+    "BatchIntent",
     "BatchItemResult",
     "BatchLedger",
     "BatchSettings",
@@ -109,6 +112,7 @@ __all__ = [
     "Execution",
     "FailedAttempt",
     "FailureLog",
+    "FindVerdict",
     "LimitStats",
     "LimitedClient",
     "LocalModelServer",

@@ -13,6 +13,7 @@ layers, and a result can always be matched to the request that asked for it.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,11 +21,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from fairpanel.agents._types import ModelReply, ModelRequest
 
 __all__ = [
+    "CLOCK_SKEW_S",
+    "SUBMIT_DEADLINE_S",
     "BatchApi",
+    "BatchIntent",
     "BatchItemResult",
     "BatchSettings",
     "BatchStatus",
     "Execution",
+    "FindVerdict",
     "chat_body",
     "openai_batch_line",
     "wire_json",
@@ -84,6 +89,74 @@ class BatchItemResult(BaseModel):
     retryable: bool = True
 
 
+SUBMIT_DEADLINE_S = 1800.0
+"""The longest one ``submit`` may take, cut off there (``asyncio.timeout``). The SDKs alone
+set no bound: two retries of a 600 s request timeout, and a ``retry-after`` is waited for
+however long it says. Thirty minutes is the SDKs' three attempts of 600 s; a batch of 200 MB
+uploads within it on any link that can run an audit. A batch the provider accepted was
+therefore created within this of its stored ``created_at`` (plus ``CLOCK_SKEW_S``)."""
+
+CLOCK_SKEW_S = 300.0
+"""How far the provider's clock may be from ours, and how long after the client gave up on
+a create request the provider may still accept it (a timed-out request can still be served).
+NTP keeps hosts within a second; five minutes also covers an unsynced laptop clock."""
+
+
+class BatchIntent(BaseModel):
+    """What the store knew of a batch before it was sent, all a provider needs to find it
+    again when the run died before the batch's id was written: its request keys (the
+    ``custom_id``s), how many, and when the provider can have accepted it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    local_id: str
+    keys: frozenset[str]
+    window_start: datetime
+    window_end: datetime
+    known: frozenset[str] = frozenset()
+    """Provider batch ids the store already records (none of them can be this batch)."""
+
+    @property
+    def count(self) -> int:
+        return len(self.keys)
+
+    @classmethod
+    def of(
+        cls,
+        local_id: str,
+        keys: frozenset[str],
+        created_at: datetime,
+    ) -> BatchIntent:
+        """``created_at`` was stored just before the submission began, which is cut off after
+        ``SUBMIT_DEADLINE_S``; ``CLOCK_SKEW_S`` widens both ends for the provider's clock."""
+        skew = timedelta(seconds=CLOCK_SKEW_S)
+        return cls(
+            local_id=local_id,
+            keys=keys,
+            window_start=created_at - skew,
+            window_end=created_at + timedelta(seconds=SUBMIT_DEADLINE_S) + skew,
+        )
+
+    def in_window(self, created_at: datetime) -> bool:
+        return self.window_start <= created_at <= self.window_end
+
+
+class FindVerdict(BaseModel):
+    """What a provider can say of a batch whose id was lost: ``found`` (its id); ``waiting``
+    (batches that may be it but cannot be confirmed until they end: never send it again
+    while any remains); neither: no batch the provider holds can be it, so it is safe to send
+    again."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    found: str | None = None
+    waiting: tuple[str, ...] = ()
+
+    @property
+    def none(self) -> bool:
+        return self.found is None and not self.waiting
+
+
 @runtime_checkable
 class BatchApi(Protocol):
     """A provider's batch endpoint for one model."""
@@ -107,7 +180,9 @@ class BatchApi(Protocol):
         ...
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
-        """Send ``wire_line``s as one batch; the provider's batch id once it accepted it."""
+        """Send ``wire_line``s as one batch; the provider's batch id once it accepted it. A
+        submission still unanswered after ``SUBMIT_DEADLINE_S`` raises ``TimeoutError``: it
+        may have been accepted, so the batch is looked for (``find``), not sent again."""
         ...
 
     async def status(self, batch_id: str) -> BatchStatus: ...
@@ -119,10 +194,11 @@ class BatchApi(Protocol):
         (expired, cancelled) are absent or errors."""
         ...
 
-    async def find(self, local_id: str) -> str | None:
-        """The id of a batch submitted as ``local_id`` whose id was never recorded (the run
-        was killed between the provider's accepting it and the store's write), if the
-        provider can say; None when it cannot or there is none."""
+    async def find(self, intent: BatchIntent) -> FindVerdict:
+        """Whether the provider holds the batch of ``intent``, whose id was never recorded
+        (the run was killed between the provider's accepting it and the store's write).
+        Only batches created within the intent's window are read, newest first, so the
+        account's history is never scanned."""
         ...
 
     async def aclose(self) -> None: ...

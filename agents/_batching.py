@@ -12,9 +12,12 @@ batch.
 
 Safety across kills: a batch's row and items are stored before it is sent, its provider id as
 soon as the provider accepts it. A new run reads the batches still open and polls them; it
-never sends their items again. Items that fail, expire or are cancelled go into a later batch
-while a caller still needs them, up to ``max_item_retries`` failures counted over every run,
-then their caller gets a ``ModelCallError`` and the trial is recorded as failed.
+never sends their items again. A batch stored without a provider id (the run died during its
+submission) is looked for at the provider by what was stored before sending (``BatchIntent``);
+its items are sent again only once the provider says no batch can be it. Items that fail,
+expire or are cancelled go into a later batch while a caller still needs them, up to
+``max_item_retries`` failures counted over every run, then their caller gets a
+``ModelCallError`` and the trial is recorded as failed.
 """
 
 from __future__ import annotations
@@ -23,10 +26,19 @@ import asyncio
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from fairpanel.agents._batch_api import BatchApi, BatchItemResult, BatchSettings, BatchStatus
+from fairpanel.agents._batch_api import (
+    CLOCK_SKEW_S,
+    BatchApi,
+    BatchIntent,
+    BatchItemResult,
+    BatchSettings,
+    BatchStatus,
+    FindVerdict,
+)
 from fairpanel.agents._calls import CallCache
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, NamedClient
 
@@ -45,6 +57,9 @@ class OpenBatch:
     local_id: str
     provider_batch_id: str | None
     items: Items
+    created_at: datetime
+    """Stored just before the submission began (the start of the window it can have been
+    accepted in)."""
 
 
 class BatchLedger(Protocol):
@@ -62,6 +77,10 @@ class BatchLedger(Protocol):
 
     def item_failed(self, local_id: str, key: str, error: str) -> int:
         """Record a failed item; how many times ``key`` has failed in any batch."""
+        ...
+
+    def submissions(self) -> list[str]:
+        """Every provider batch id recorded."""
         ...
 
 
@@ -108,7 +127,7 @@ class BatchDispatcher:
             self.stats.resumed += 1
             for key in batch.items:
                 self._open[key] = batch.local_id
-            self._spawn(self._follow(batch.local_id, batch.provider_batch_id, batch.items))
+            self._spawn(self._resume(batch))
 
     async def request(self, key: str, request: ModelRequest, role: str) -> ModelReply:
         stored = self._cache.get_call(key)
@@ -178,11 +197,16 @@ class BatchDispatcher:
             self._files.mkdir(parents=True, exist_ok=True)
             with (self._files / f"{local_id}.jsonl").open("wb") as out:
                 out.writelines(self._api.openai_line(k, r) for k, (r, _) in items.items())
+        created_at = datetime.now(UTC)  # not after the stored one
         self._ledger.record_batch(local_id, self._scope, items)  # before it can be accepted
         for key in items:
             self._open[key] = local_id
         try:
             batch_id = await self._api.submit(lines, local_id)
+        except TimeoutError:  # it may yet be accepted: look for it once it can be listed
+            await asyncio.sleep(CLOCK_SKEW_S)
+            await self._resume(OpenBatch(local_id, None, items, created_at))
+            return
         except ModelCallError as exc:
             self._ledger.batch_state(local_id, "refused", closed=True, detail=str(exc))
             self._release(items)
@@ -195,17 +219,57 @@ class BatchDispatcher:
 
     # -- waiting and collecting ----------------------------------------------------------------
 
-    async def _follow(self, local_id: str, batch_id: str | None, items: Items) -> None:
+    async def _resume(self, batch: OpenBatch) -> None:
+        local_id, items = batch.local_id, batch.items
+        batch_id = batch.provider_batch_id
         if batch_id is None:
-            batch_id = await self._api.find(local_id)
-            if batch_id is None:  # never accepted, or accepted and its id lost: send again
+            intent = BatchIntent.of(local_id, frozenset(items), batch.created_at)
+            verdict = await self._find(intent, items)
+            if verdict is None:
+                return
+            if verdict.found is None:  # no batch the provider holds can be it: send again
                 self._ledger.batch_state(local_id, "lost", closed=True)
                 self._release(items)
                 for key, (request, role) in items.items():
                     if key in self._waiters:
                         self._enqueue(key, request, role)
                 return
+            batch_id = verdict.found
             self._ledger.batch_submitted(local_id, batch_id)
+        await self._follow(local_id, batch_id, items)
+
+    async def _find(self, intent: BatchIntent, items: Items) -> FindVerdict | None:
+        """The provider's verdict once it is ``found`` or ``none``. While batches that may be
+        this one have not ended, they are polled as ``_wait`` polls, and the provider asked
+        again once one has ended. None when the provider could not be asked (the callers get
+        a retryable error, the batch stays open)."""
+        delay, errors = self._settings.poll_s, 0
+        waiting: tuple[str, ...] = ()
+        while True:
+            try:
+                if not waiting:
+                    known = frozenset(self._ledger.submissions())  # this run's batches too
+                    verdict = await self._api.find(intent.model_copy(update={"known": known}))
+                    if verdict.found is not None or verdict.none:
+                        return verdict
+                    waiting = verdict.waiting
+                    self._ledger.batch_state(intent.local_id, "unconfirmed")
+                    self.stats.states.append("unconfirmed")
+                ended = [(await self._api.status(batch_id)).ended for batch_id in waiting]
+            except Exception as exc:  # the SDKs' errors: nothing was sent
+                errors += 1
+                if errors >= _MAX_POLL_ERRORS:
+                    self._give_up(items, f"batch {intent.local_id} could not be looked for: {exc}")
+                    return None
+            else:
+                errors = 0
+                if any(ended):
+                    waiting = ()
+                    continue
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, self._settings.max_poll_s)
+
+    async def _follow(self, local_id: str, batch_id: str, items: Items) -> None:
         status = await self._wait(local_id, batch_id, items)
         if status is None:
             return
@@ -236,12 +300,7 @@ class BatchDispatcher:
             except Exception as exc:  # the SDKs' errors: the batch itself is unaffected
                 errors += 1
                 if errors >= _MAX_POLL_ERRORS:
-                    self._release(items)
-                    error = ModelCallError(
-                        f"batch {batch_id} could not be polled: {exc}", retryable=True
-                    )
-                    for key in items:
-                        self._reject(key, error)
+                    self._give_up(items, f"batch {batch_id} could not be polled: {exc}")
                     return None
             else:
                 errors = 0
@@ -279,6 +338,12 @@ class BatchDispatcher:
                 self._reject(
                     key, ModelCallError(f"{request.model}: batch item failed {failures}x: {error}")
                 )
+
+    def _give_up(self, items: Items, message: str) -> None:
+        self._release(items)
+        error = ModelCallError(message, retryable=True)
+        for key in items:
+            self._reject(key, error)
 
     def _release(self, items: Items) -> None:
         for key in items:

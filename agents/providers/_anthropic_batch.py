@@ -6,18 +6,24 @@ first; a batch not finished within 24 hours expires. Every result line names its
 ``custom_id`` (the store's request key: a 64-character hex digest, which fits the API's
 ``^[a-zA-Z0-9_-]{1,64}$``) and is ``succeeded``, ``errored``, ``canceled`` or ``expired``.
 The API keeps no metadata on a batch, so a batch whose id was lost to a kill between its
-acceptance and the store's write cannot be found again (``find`` returns None); that window
-is one HTTP round trip.
+acceptance and the store's write is found by what the store kept before sending: the batches
+listed (newest first, paging stops at the intent's window) that the store does not know,
+created in the window, with as many requests; one that has ended is ours when its results'
+``custom_id``s are exactly the intent's keys, one still running is waited for.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING
 
 from fairpanel.agents._batch_api import (
+    SUBMIT_DEADLINE_S,
+    BatchIntent,
     BatchItemResult,
     BatchStatus,
+    FindVerdict,
     chat_body,
     openai_batch_line,
     wire_json,
@@ -25,11 +31,14 @@ from fairpanel.agents._batch_api import (
 from fairpanel.agents._types import ModelCallError, ModelRequest
 
 if TYPE_CHECKING:  # _anthropic imports this module
+    from anthropic.types.messages import MessageBatch
+
     from fairpanel.agents.providers._anthropic import AnthropicClient
 
 __all__ = ["AnthropicBatchApi"]
 
 _RETRYABLE_ERRORS = frozenset({"api_error", "overloaded_error", "rate_limit_error"})
+_PAGE = 100
 
 
 class AnthropicBatchApi:
@@ -46,6 +55,8 @@ class AnthropicBatchApi:
         import anthropic
 
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=2)
+        self._not_ours: set[str] = set()
+        """Ended batches whose ``custom_id``s were read and differ (they never change)."""
 
     def wire_line(self, key: str, request: ModelRequest) -> bytes:
         item = {"custom_id": key, "params": self._online.message_params(request)}
@@ -57,7 +68,8 @@ class AnthropicBatchApi:
     async def submit(self, lines: list[bytes], local_id: str) -> str:
         requests = [json.loads(line) for line in lines]
         with self._online.errors.submitting():
-            batch = await self._client.messages.batches.create(requests=requests)
+            async with asyncio.timeout(SUBMIT_DEADLINE_S):
+                batch = await self._client.messages.batches.create(requests=requests)
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
@@ -88,8 +100,41 @@ class AnthropicBatchApi:
                 found[line.custom_id] = BatchItemResult(error=f"batch item {result.type}")
         return found
 
-    async def find(self, local_id: str) -> str | None:
-        return None
+    async def find(self, intent: BatchIntent) -> FindVerdict:
+        waiting: list[str] = []
+        page = await self._client.messages.batches.list(limit=_PAGE)
+        while True:
+            for batch in page.data:
+                if batch.created_at < intent.window_start:
+                    return FindVerdict(waiting=tuple(waiting))
+                if not self._may_be(batch, intent):
+                    continue
+                if batch.processing_status != "ended":
+                    waiting.append(batch.id)
+                elif await self._custom_ids(batch.id) == intent.keys:
+                    return FindVerdict(found=batch.id)
+                else:
+                    self._not_ours.add(batch.id)
+            if not page.has_next_page():
+                return FindVerdict(waiting=tuple(waiting))
+            page = await page.get_next_page()
+
+    def _may_be(self, batch: MessageBatch, intent: BatchIntent) -> bool:
+        counts = batch.request_counts
+        total = (
+            counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+        )
+        return (
+            batch.id not in intent.known
+            and batch.id not in self._not_ours
+            and intent.in_window(batch.created_at)
+            and total == intent.count
+        )
+
+    async def _custom_ids(self, batch_id: str) -> frozenset[str]:
+        return frozenset(
+            [line.custom_id async for line in await self._client.messages.batches.results(batch_id)]
+        )
 
     async def aclose(self) -> None:
         await self._client.close()

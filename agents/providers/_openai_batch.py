@@ -6,24 +6,36 @@ completion window is 24 hours. A batch that expires or is cancelled still return
 it finished; the others come back in the error file (``batch_expired``, ``batch_cancelled``).
 The batch is created with ``metadata.fairpanel_batch`` set to the run's own id of it, so a run
 killed between the upload's acceptance and the store's write finds it again (``find``) instead
-of submitting it twice.
+of submitting it twice: it pages the list newest first and stops at the window the batch can
+have been created in, never reading the account's whole history.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
-from fairpanel.agents._batch_api import BatchItemResult, BatchStatus, openai_batch_line
+from fairpanel.agents._batch_api import (
+    SUBMIT_DEADLINE_S,
+    BatchIntent,
+    BatchItemResult,
+    BatchStatus,
+    FindVerdict,
+    openai_batch_line,
+)
 from fairpanel.agents._types import ModelCallError, ModelRequest
 
 if TYPE_CHECKING:  # _openai imports this module
+    from openai.types import Batch
+
     from fairpanel.agents.providers._openai import OpenAIClient
 
 __all__ = ["OpenAIBatchApi"]
 
 _ENDED = frozenset({"completed", "expired", "cancelled", "failed"})
 METADATA_KEY = "fairpanel_batch"
+_PAGE = 100
 
 
 class OpenAIBatchApi:
@@ -48,15 +60,17 @@ class OpenAIBatchApi:
 
     async def submit(self, lines: list[bytes], local_id: str) -> str:
         with self._online.errors.submitting():
-            uploaded = await self._client.files.create(
-                file=(f"{local_id}.jsonl", b"".join(lines), "application/jsonl"), purpose="batch"
-            )
-            batch = await self._client.batches.create(
-                input_file_id=uploaded.id,
-                endpoint="/v1/chat/completions",
-                completion_window="24h",
-                metadata={METADATA_KEY: local_id},
-            )
+            async with asyncio.timeout(SUBMIT_DEADLINE_S):
+                uploaded = await self._client.files.create(
+                    file=(f"{local_id}.jsonl", b"".join(lines), "application/jsonl"),
+                    purpose="batch",
+                )
+                batch = await self._client.batches.create(
+                    input_file_id=uploaded.id,
+                    endpoint="/v1/chat/completions",
+                    completion_window="24h",
+                    metadata={METADATA_KEY: local_id},
+                )
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
@@ -103,11 +117,30 @@ class OpenAIBatchApi:
         except ModelCallError as exc:
             return BatchItemResult(error=str(exc))
 
-    async def find(self, local_id: str) -> str | None:
-        async for batch in self._client.batches.list(limit=100):
-            if (batch.metadata or {}).get(METADATA_KEY) == local_id:
-                return batch.id
-        return None
+    async def find(self, intent: BatchIntent) -> FindVerdict:
+        start, end = intent.window_start.timestamp(), intent.window_end.timestamp()
+        waiting: list[str] = []
+        page = await self._client.batches.list(limit=_PAGE)
+        while True:
+            for batch in page.data:
+                if batch.created_at < int(start):  # whole seconds, rounded down
+                    return FindVerdict(waiting=tuple(waiting))
+                if batch.created_at > end or batch.id in intent.known:
+                    continue
+                if (batch.metadata or {}).get(METADATA_KEY) != intent.local_id:
+                    continue
+                total = batch.request_counts.total if batch.request_counts else 0
+                if total == intent.count:
+                    return FindVerdict(found=batch.id)
+                if not total and not _ended(batch):  # still validating: counts come later
+                    waiting.append(batch.id)
+            if not page.has_next_page():
+                return FindVerdict(waiting=tuple(waiting))
+            page = await page.get_next_page()
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _ended(batch: Batch) -> bool:
+    return batch.status in _ENDED

@@ -1,9 +1,12 @@
 """The store's record of batch mode's batches (``agents.BatchLedger``).
 
 A batch's row and items are written before it is sent (state ``sending``), its provider id as
-soon as the provider accepts it; every status read updates its state; it is ``closed`` once
-its results are in the calls table (or it was refused or lost). Open rows are what a resumed
-run polls. Failed items keep their error, so the retry bound counts over every run.
+soon as the provider accepts it; the row's ``created_at`` (written before the submission began,
+to the second, rounded down), ``items`` and its items' keys are what a resumed run looks for
+the batch by if the run died before its id was written; every status read updates its state;
+it is ``closed`` once its results are in the calls table (or it was refused or lost). Open
+rows are what a resumed run polls. Failed items keep their error, so the retry bound counts
+over every run.
 """
 
 from __future__ import annotations
@@ -29,19 +32,20 @@ class BatchRecords:
 
     def open_batches(self, scope: str) -> list[OpenBatch]:
         rows = self._db.execute(
-            "SELECT id, provider_batch_id FROM batches WHERE scope = ? AND closed = 0 "
+            "SELECT id, provider_batch_id, created_at FROM batches WHERE scope = ? AND closed = 0 "
             "ORDER BY created_at, rowid",
             (scope,),
         ).fetchall()
         found = []
-        for local_id, provider_id in rows:
+        for local_id, provider_id, created_at in rows:
             items = {
                 str(key): (ModelRequest.model_validate_json(request), str(role))
                 for key, role, request in self._db.execute(
                     "SELECT key, role, request FROM batch_items WHERE batch_id = ?", (local_id,)
                 )
             }
-            found.append(OpenBatch(str(local_id), provider_id, items))
+            created = datetime.fromisoformat(created_at)
+            found.append(OpenBatch(str(local_id), provider_id, items, created))
         return found
 
     def record_batch(

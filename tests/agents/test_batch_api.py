@@ -1,11 +1,13 @@
 """The providers' batch clients against loopback fakes of the OpenAI Batch API and Anthropic
 Message Batches: upload and create, status until ended, results read back per item,
-including per-item errors, expiry, cancellation and a batch that fails as a whole."""
+including per-item errors, expiry, cancellation and a batch that fails as a whole, and a
+batch whose id was never recorded found again by what was stored before sending."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -13,6 +15,8 @@ from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchSe
 
 from fairpanel.agents import (
     BatchApi,
+    BatchIntent,
+    FindVerdict,
     Message,
     ModelCallError,
     ModelRegistry,
@@ -21,6 +25,7 @@ from fairpanel.agents import (
     Sampling,
 )
 
+DAY = timedelta(days=1)
 SCHEMA = {
     "name": "verdict",
     "schema": {
@@ -153,16 +158,26 @@ async def test_lines_are_openai_batch_jsonl_keyed_by_the_request_key(api: BatchA
     assert line["body"]["temperature"] == 0.0
 
 
-async def test_openai_finds_a_batch_whose_id_was_never_recorded(
+async def test_a_batch_whose_id_was_never_recorded_is_found_by_its_intent(
     api: BatchApi, server: FakeOpenAIBatchServer | FakeAnthropicBatchServer
 ) -> None:
-    request = _request(1)
+    request, other = _request(1), _request(2)
+    now = datetime.now(UTC)
+    intent = BatchIntent.of("run-local-7", frozenset({request.key()}), now)
     batch_id = await api.submit([api.wire_line(request.key(), request)], "run-local-7")
-    found = await api.find("run-local-7")
-    if isinstance(server, FakeOpenAIBatchServer):
-        assert found == batch_id and await api.find("another") is None
-    else:
-        assert found is None  # Message Batches keep no metadata: documented limit
+    running = await api.find(intent)
+    if isinstance(server, FakeOpenAIBatchServer):  # its metadata names it at once
+        assert running == FindVerdict(found=batch_id)
+    else:  # same count, in the window: may be it, not confirmed until its results exist
+        assert running == FindVerdict(waiting=(batch_id,))
+    assert (await api.status(batch_id)).ended
+    assert await api.find(intent) == FindVerdict(found=batch_id)
+    elsewhere = BatchIntent.of("run-local-8", frozenset({other.key()}), now)
+    assert (await api.find(elsewhere)).none  # other custom_ids (or metadata): not it
+    assert (await api.find(intent.model_copy(update={"known": {batch_id}}))).none
+    assert (await api.find(BatchIntent.of("run-local-7", intent.keys, now - DAY))).none
+    two = BatchIntent.of("run-local-7", frozenset({request.key(), other.key()}), now)
+    assert (await api.find(two)).none  # another count
 
 
 def test_batch_execution_is_refused_for_providers_without_a_batch_api() -> None:

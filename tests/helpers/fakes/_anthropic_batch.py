@@ -5,7 +5,8 @@ A batch is created with its requests inline (``custom_id``, ``params``); while i
 ``results_url``. Results are JSONL lines whose ``result`` is ``succeeded`` (the message the
 Messages endpoint would have returned for ``params``), ``errored`` (a per-item error),
 ``expired`` or ``canceled``. A plan ending in ``failed`` is refused at creation (400), which is
-how the Message Batches API rejects a malformed batch.
+how the Message Batches API rejects a malformed batch. The list (``GET``) pages most recent
+first with ``limit``, ``after_id`` and ``before_id``, as ``{data, has_more, first_id, last_id}``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ _BATCH = re.compile(r"^/v1/messages/batches/([^/]+)(/cancel|/results)?$")
 
 
 def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class FakeAnthropicBatchServer(FakeAnthropicServer):
@@ -44,8 +45,7 @@ class FakeAnthropicBatchServer(FakeAnthropicServer):
         if (req.method, path) == ("POST", "/v1/messages/batches"):
             return self._create(req.body or {})
         if (req.method, path) == ("GET", "/v1/messages/batches"):
-            data = [self._object(b) for b in reversed(list(self.book.batches.values()))]
-            return Reply.json(200, {"data": data, "has_more": False})
+            return self._list(req)
         found = _BATCH.match(path)
         batch = self.book.batches.get(found.group(1)) if found else None
         if found is None or batch is None:
@@ -63,6 +63,19 @@ class FakeAnthropicBatchServer(FakeAnthropicServer):
             return Reply.json(200, self._object(read))
         return _error(404, "not_found_error", "Not Found")
 
+    def _list(self, req: Request) -> Reply:
+        """``limit`` (1 to 1000, 20 by default), ``after_id`` / ``before_id`` cursors; most
+        recently created first."""
+        limit = int(req.query.get("limit", "20"))
+        if not 1 <= limit <= 1000:
+            return _error(400, "invalid_request_error", "limit: must be from 1 to 1000")
+        batches, more = self.book.page(
+            limit, after=req.query.get("after_id"), before=req.query.get("before_id")
+        )
+        data = [self._object(b) for b in batches]
+        first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+        return Reply.json(200, {"data": data, "has_more": more, "first_id": first, "last_id": last})
+
     def _create(self, body: dict[str, Any]) -> Reply:
         requests: dict[str, dict[str, Any]] = {}
         for index, item in enumerate(body.get("requests") or []):
@@ -77,7 +90,7 @@ class FakeAnthropicBatchServer(FakeAnthropicServer):
         plan = self.book.next_plan()
         if plan.end == "failed":
             return _error(400, "invalid_request_error", "requests: the batch was refused")
-        batch = FakeBatch(random_id("msgbatch_01", 22), requests, plan, int(time.time()))
+        batch = FakeBatch(random_id("msgbatch_01", 22), requests, plan, time.time())
         self.book.add(batch)
         return Reply.json(200, self._object(batch))
 

@@ -13,7 +13,7 @@ import threading
 import time
 from types import TracebackType
 from typing import Any, ClassVar, Self, cast
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from ._core import (
     Fault,
@@ -212,7 +212,8 @@ class FakeServerBase:
             with self._log_lock:
                 self.requests.append(logged)
                 self.headers.append(dict(headers))
-        req = Request(handler.command, urlsplit(handler.path).path, headers, body, raw)
+        url = urlsplit(handler.path)
+        req = Request(handler.command, url.path, headers, body, raw, dict(parse_qsl(url.query)))
         if self.latency > 0 and self._stopping.wait(self.latency):
             handler.drop()
             self._record_reply(handler, 0, logged)

@@ -37,7 +37,8 @@ class FakeBatch:
     id: str
     requests: dict[str, dict[str, Any]]
     plan: BatchPlan
-    created_at: int
+    created_at: float
+    """Unix time; Message Batches show it to the microsecond, the Batch API in seconds."""
     metadata: dict[str, str] = field(default_factory=dict)
     reads: int = 0
     cancel_requested: bool = False
@@ -71,6 +72,11 @@ class BatchBook:
         self.created: list[str] = []
         """Ids of every batch created, in order (a resumed run must not add to it)."""
         self.lock = threading.Lock()
+        self.list_pages = 0
+        """List pages served (a client looking for a batch must not read the whole history)."""
+        self.on_create: Callable[[FakeBatch], None] | None = None
+        """Called once a batch is registered, before the reply leaves (a test kills its
+        client there: accepted by the provider, its id never received)."""
 
     def next_plan(self) -> BatchPlan:
         with self.lock:
@@ -80,6 +86,34 @@ class BatchBook:
         with self.lock:
             self.batches[batch.id] = batch
             self.created.append(batch.id)
+        if self.on_create is not None:
+            self.on_create(batch)
+
+    def history(self, batch: FakeBatch) -> None:
+        """A batch the account made before the test (listed, never counted as created)."""
+        with self.lock:
+            self.batches[batch.id] = batch
+
+    def page(
+        self, limit: int, *, after: str | None = None, before: str | None = None
+    ) -> tuple[list[FakeBatch], bool]:
+        """One list page, newest first as both APIs list: the ``limit`` batches right after
+        the cursor ``after`` (older ones) or right before ``before`` (newer ones), and whether
+        there are more that way."""
+        with self.lock:
+            self.list_pages += 1
+            numbered = sorted(
+                enumerate(self.batches.values()),
+                key=lambda n: (n[1].created_at, n[0]),
+                reverse=True,
+            )
+        order = [batch for _, batch in numbered]
+        ids = [b.id for b in order]
+        if before is not None and before in ids:
+            end = ids.index(before)
+            return order[max(0, end - limit) : end], end - limit > 0
+        start = ids.index(after) + 1 if after is not None and after in ids else 0
+        return order[start : start + limit], start + limit < len(order)
 
     def read(self, batch_id: str) -> FakeBatch | None:
         """The batch, one status read further along."""

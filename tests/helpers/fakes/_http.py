@@ -30,6 +30,7 @@ class Request:
     headers: dict[str, str]  # lower-cased names
     body: dict[str, Any] | None  # None when the body is absent or not a JSON object
     raw: bytes
+    query: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

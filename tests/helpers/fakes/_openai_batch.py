@@ -5,7 +5,9 @@ A batch is a JSONL file uploaded with ``purpose=batch``; its lines (``custom_id`
 file holds the items that ran, the error file the items that failed on their own (a response
 with an error status) and, after an expiry or cancellation, the ones that never ran
 (``batch_expired`` / ``batch_cancelled``), as the real API does. A batch whose plan ends in
-``failed`` failed validation: no output, ``errors`` set.
+``failed`` failed validation: no output, ``errors`` set. The list (``GET /v1/batches``) pages
+newest first with ``limit`` and ``after``, as ``{object: list, data, first_id, last_id,
+has_more}``.
 """
 
 from __future__ import annotations
@@ -63,8 +65,7 @@ class FakeOpenAIBatchServer(FakeOpenAIServer):
         if (req.method, path) == ("POST", "/v1/batches"):
             return self._create(req.body or {})
         if (req.method, path) == ("GET", "/v1/batches"):
-            data = [self._object(b) for b in reversed(list(self.book.batches.values()))]
-            return Reply.json(200, {"object": "list", "data": data, "has_more": False})
+            return self._list(req)
         if found := _BATCH.match(path):
             batch = self.book.batches.get(found.group(1))
             if batch is None:
@@ -77,6 +78,17 @@ class FakeOpenAIBatchServer(FakeOpenAIServer):
                 assert read is not None
                 return Reply.json(200, self._object(read))
         return _error(404, f"Invalid URL ({req.method} {req.path})", "invalid_request_error")
+
+    def _list(self, req: Request) -> Reply:
+        """``limit`` (1 to 100, 20 by default) and the ``after`` cursor; newest first."""
+        limit = int(req.query.get("limit", "20"))
+        if not 1 <= limit <= 100:
+            return _error(400, "limit must be between 1 and 100", "invalid_request_error")
+        batches, more = self.book.page(limit, after=req.query.get("after"))
+        data = [self._object(b) for b in batches]
+        first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+        listed = {"object": "list", "data": data, "first_id": first, "last_id": last}
+        return Reply.json(200, {**listed, "has_more": more})
 
     def _upload(self, req: Request) -> Reply:
         fields = _multipart(req)
@@ -115,7 +127,7 @@ class FakeOpenAIBatchServer(FakeOpenAIServer):
             id=random_id("batch_", 24),
             requests=requests,
             plan=self.book.next_plan(),
-            created_at=int(time.time()),
+            created_at=time.time(),
             metadata=dict(body.get("metadata") or {}),
         )
         self.book.add(batch)
@@ -147,7 +159,7 @@ class FakeOpenAIBatchServer(FakeOpenAIServer):
             "status": state,
             "output_file_id": output_id,
             "error_file_id": error_id,
-            "created_at": batch.created_at,
+            "created_at": int(batch.created_at),
             "request_counts": counts,
             "metadata": batch.metadata,
         }
