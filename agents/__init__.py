@@ -5,15 +5,11 @@ model. Only ``_autogen_panel`` imports AutoGen; ``providers`` holds fairpanel's 
 ``_plugins`` finds every provider, fairpanel's own and other packages', through entry points.
 """
 
-from fairpanel.agents._autogen_panel import (
-    AnswerRules,
-    DebateError,
-    DebateRound,
-    Seat,
-    TurnOutcome,
-    run_debate,
-    run_single_turn,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from fairpanel.agents._batch_api import (
     BatchApi,
     BatchItemResult,
@@ -82,6 +78,17 @@ from fairpanel.agents.providers import (
     mock_reply,
     smollm2_weights,
 )
+
+if TYPE_CHECKING:
+    from fairpanel.agents._autogen_panel import (
+        AnswerRules,
+        DebateError,
+        DebateRound,
+        Seat,
+        TurnOutcome,
+        run_debate,
+        run_single_turn,
+    )
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -156,3 +163,24 @@ __all__ = [
     "run_single_turn",
     "smollm2_weights",
 ]
+
+
+_DEBATE = frozenset(
+    {
+        "AnswerRules",
+        "DebateError",
+        "DebateRound",
+        "Seat",
+        "TurnOutcome",
+        "run_debate",
+        "run_single_turn",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The AutoGen panel's names, loaded on first use: reading a run (the store, ``fairpanel
+    status``) needs the clients' types, not AutoGen."""
+    if name in _DEBATE:
+        return getattr(importlib.import_module("fairpanel.agents._autogen_panel"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,10 +5,6 @@ share its session (credentials, lock, provenance, store), worker loop and usage 
 mode, rewrites and the responder run here too. What reads a run back is ``judging.store``.
 """
 
-from fairpanel.judging.engine._cost import (
-    cost_by_role,
-    cost_of,
-)
 from fairpanel.judging.engine._estimate import (
     Estimate,
     estimate,
@@ -44,6 +40,7 @@ from fairpanel.judging.engine._workers import (
     ProgressHook,
     run_workers,
 )
+from fairpanel.judging.store import cost_by_role, cost_of
 
 __all__ = [
     "EXIT_RUN_FOLDER_BUSY",

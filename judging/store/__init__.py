@@ -3,10 +3,12 @@
 The store (calls, responses, trials, turns, batches, study items; schema and migrations), the
 frames the analysis reads (``load_frames``, each unit counted once), the manipulated and injected
 twins' frames, transcripts, the flat export, what the servers said they ran, and the run folder's
-JSON files (provenance, summary), read once by ``RunFiles`` for every step of a report. The
-report and the viewer import this and never the engine (the run side).
+JSON files (provenance, summary), read once by ``RunFiles`` for every step of a report, and what
+the stored calls cost (``cost_by_role``). The report, the viewer and ``fairpanel status`` import
+this and never the engine (the run side), nor AutoGen.
 """
 
+from fairpanel.judging.store._cost import cost_by_role, cost_of
 from fairpanel.judging.store._export import (
     EXPORT_COLUMNS,
     ExportColumn,
@@ -100,6 +102,8 @@ __all__ = [
     "Store",
     "StudyItemRecord",
     "TranscriptColumns",
+    "cost_by_role",
+    "cost_of",
     "duplicate_trials_of",
     "environment",
     "export_frame",
