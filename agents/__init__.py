@@ -19,9 +19,11 @@ from fairpanel.agents._batch_api import (
     openai_batch_line,
 )
 from fairpanel.agents._batching import (
+    BATCH_PENDING,
     BatchCollector,
     BatchDispatcher,
     BatchLedger,
+    BatchPendingError,
     BatchStats,
     OpenBatch,
 )
@@ -91,6 +93,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BATCH_PENDING",
     "ENTRY_POINT_GROUP",
     "PROVIDERS",
     "REDACTED",
@@ -101,6 +104,7 @@ __all__ = [
     "BatchDispatcher",
     "BatchItemResult",
     "BatchLedger",
+    "BatchPendingError",
     "BatchSettings",
     "BatchStats",
     "BatchStatus",

@@ -15,6 +15,12 @@ soon as the provider accepts it. A new run reads the batches still open and poll
 never sends their items again. Items that fail, expire or are cancelled go into a later batch
 while a caller still needs them, up to ``max_item_retries`` failures counted over every run,
 then their caller gets a ``ModelCallError`` and the trial is recorded as failed.
+
+Detached (``fairpanel run --detach``): each batch's status is read once. One that has not
+ended stays open in the ledger and its callers get a ``BatchPendingError``: their trials are
+deferred, not failed, and replay from the call cache in the next invocation, which resumes the
+batch. So a pass goes on while batches end at their first read and returns once every live
+trial waits on a batch the provider has accepted and whose id is stored.
 """
 
 from __future__ import annotations
@@ -30,12 +36,32 @@ from fairpanel.agents._batch_api import BatchApi, BatchItemResult, BatchSettings
 from fairpanel.agents._calls import CallCache
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, NamedClient
 
-__all__ = ["BatchCollector", "BatchDispatcher", "BatchLedger", "BatchStats", "OpenBatch"]
+__all__ = [
+    "BATCH_PENDING",
+    "BatchCollector",
+    "BatchDispatcher",
+    "BatchLedger",
+    "BatchPendingError",
+    "BatchStats",
+    "OpenBatch",
+]
 
 Items = dict[str, tuple[ModelRequest, str]]
 """Request key -> (request, role) of one batch."""
 
 _MAX_POLL_ERRORS = 5
+
+BATCH_PENDING = "[batch pending]"
+"""Opens a ``BatchPendingError``'s message, so a trial's recorded error (which the debate
+words as it likes around the call's) still says that it waited on an open batch."""
+
+
+class BatchPendingError(ModelCallError):
+    """A detached run's call whose batch has not ended: asked again in the next invocation."""
+
+    def __init__(self, batch_id: str, state: str) -> None:
+        super().__init__(f"{BATCH_PENDING} batch {batch_id} is {state}", retryable=True)
+        self.batch_id, self.state = batch_id, state
 
 
 @dataclass(frozen=True)
@@ -75,6 +101,8 @@ class BatchStats:
     items_retried: int = 0
     items_failed: int = 0
     states: list[str] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)
+    """Detached: the provider id of every batch left open -> its state at the one read."""
 
 
 class BatchDispatcher:
@@ -90,6 +118,7 @@ class BatchDispatcher:
         settings: BatchSettings,
         files: Path | None = None,
         clock: Callable[[], float] | None = None,
+        detached: bool = False,
     ) -> None:
         self._api, self._ledger, self._cache = api, ledger, cache
         self._scope, self._settings, self._files = scope, settings, files
@@ -100,6 +129,8 @@ class BatchDispatcher:
         self._flusher: asyncio.Task[None] | None = None
         self._last_queued = 0.0
         self._clock = clock
+        self._detached = detached
+        self._deferred: dict[str, BatchPendingError] = {}
         self.stats = BatchStats()
 
     def resume(self) -> None:
@@ -114,6 +145,8 @@ class BatchDispatcher:
         stored = self._cache.get_call(key)
         if stored is not None:
             return stored
+        if key in self._deferred:
+            raise self._deferred[key]
         future = self._waiters.get(key)
         if future is None:
             future = self._waiters[key] = asyncio.get_running_loop().create_future()
@@ -228,12 +261,16 @@ class BatchDispatcher:
 
     async def _wait(self, local_id: str, batch_id: str, items: Items) -> BatchStatus | None:
         """Poll with a growing delay until the batch ends; None when polling keeps failing
-        (the batch stays open in the ledger and the callers get a retryable error)."""
+        (the batch stays open in the ledger and the callers get a retryable error), or when
+        detached and the one read finds it running (``_defer``)."""
         delay, errors = self._settings.poll_s, 0
         while True:
             try:
                 status = await self._api.status(batch_id)
             except Exception as exc:  # the SDKs' errors: the batch itself is unaffected
+                if self._detached:
+                    self._defer(batch_id, "unread", items)
+                    return None
                 errors += 1
                 if errors >= _MAX_POLL_ERRORS:
                     self._release(items)
@@ -249,8 +286,20 @@ class BatchDispatcher:
                 self.stats.states.append(status.state)
                 if status.ended:
                     return status
+                if self._detached:
+                    self._defer(batch_id, status.state, items)
+                    return None
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, self._settings.max_poll_s)
+
+    def _defer(self, batch_id: str, state: str, items: Items) -> None:
+        """Leave the batch open (its keys stay claimed, so no later request sends them again)
+        and reject its callers with ``BatchPendingError``."""
+        self.stats.pending[batch_id] = state
+        error = BatchPendingError(batch_id, state)
+        for key in items:
+            self._deferred[key] = error
+            self._reject(key, error)
 
     def _failed(
         self,

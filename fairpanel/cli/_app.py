@@ -38,7 +38,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 
 _GROUPS: dict[str, tuple[str, str]] = {
     "scenarios": ("fairpanel.cli._scenarios", "scenarios_app"),
-    "responses": ("fairpanel.cli._responses", "responses_app"),
+    "responses": ("fairpanel.cli._export", "responses_app"),
 }
 """Command groups (a Typer app of their own): name: (module, app)."""
 
