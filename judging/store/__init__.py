@@ -45,6 +45,7 @@ from fairpanel.judging.store._run_files import (
     RunFiles,
     read_run_json,
 )
+from fairpanel.judging.store._run_status import EXIT_PENDING, BatchView, RunStatus, run_status
 from fairpanel.judging.store._served import (
     ServedModel,
     ServedValue,
@@ -80,6 +81,7 @@ from fairpanel.judging.store._turn_pack import (
 
 __all__ = [
     "CONSENSUS_FRAME_COLUMNS",
+    "EXIT_PENDING",
     "EXPORT_COLUMNS",
     "MANIFEST_FILE",
     "MANIPULATION_FRAME_COLUMNS",
@@ -92,10 +94,12 @@ __all__ = [
     "TURN_FRAME_COLUMNS",
     "VERDICT_FRAME_COLUMNS",
     "BadRunFolderError",
+    "BatchView",
     "ExportColumn",
     "ExportFormat",
     "RunFiles",
     "RunFrames",
+    "RunStatus",
     "ServedModel",
     "ServedValue",
     "SimilarResponses",
@@ -119,6 +123,7 @@ __all__ = [
     "record_served",
     "report_similar_responses",
     "response_warnings",
+    "run_status",
     "served_model_changes",
     "served_models",
     "similar_responses",
