@@ -4,7 +4,10 @@ reports what is open in between."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +17,18 @@ from helpers.experiments import FAKE_JUDGE, panel_experiment
 from helpers.fakes import BatchPlan, FakeOpenAIBatchServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
+from helpers.runs import mock_run
 
 import fairpanel
+from fairpanel.judging.store import EXIT_PENDING
 
 _HELD = 2
 """Status reads each batch shows ``in_progress`` before it completes."""
 
 
-def _experiment(base_url: str, **changes: Any) -> str:
+def _experiment(base_url: str, responder: str = "batch") -> str:
+    """The judge batched; the responses written by the same model, batched or online."""
+    writer = {**FAKE_JUDGE, "base_url": base_url, "execution": responder}
     return panel_experiment(
         "detached",
         {
@@ -34,7 +41,8 @@ def _experiment(base_url: str, **changes: Any) -> str:
         arms={"placebo": False, "same_label": False},
         prices={"openai-compatible/judge": {"input": 2.0, "output": 8.0}},
         execution="batch",
-        **changes,
+        models={"writer": writer},
+        responder={"model": "writer"},
     )
 
 
@@ -61,11 +69,12 @@ _TURNS = (
 """Every column but the latency, which a cached answer keeps from wherever it was made."""
 
 
+@pytest.mark.parametrize("responder", ["batch", "online"])
 def test_detached_passes_end_where_an_attached_run_ends(
-    write_experiment: WriteExperiment, tmp_path: Path, cli: Cli
+    write_experiment: WriteExperiment, tmp_path: Path, cli: Cli, responder: str
 ) -> None:
     with FakeOpenAIBatchServer(judge_like, api_key=SECRET) as server:
-        path = write_experiment(_experiment(server.base_url))
+        path = write_experiment(_experiment(server.base_url, responder))
         fairpanel.run(path, tmp_path / "attached", report=False)
         attached = len(server.book.created)
         server.book.plans += [BatchPlan(polls=_HELD) for _ in range(attached)]
@@ -91,3 +100,75 @@ def test_detached_passes_end_where_an_attached_run_ends(
     assert summary["trials_ok"] == summary["trials_total"]
     for query in (_TRIALS, _TURNS):
         assert _rows(out / STORE, query) == _rows(tmp_path / "attached" / STORE, query)
+
+
+def _status(cli: Cli, out: Path) -> tuple[int, dict[str, Any]]:
+    result = cli("status", str(out), "--json")
+    return result.exit_code, json.loads(result.output)
+
+
+def test_status_follows_a_detached_run_to_its_end(
+    write_experiment: WriteExperiment, tmp_path: Path, cli: Cli
+) -> None:
+    out = tmp_path / "run"
+    with FakeOpenAIBatchServer(judge_like, api_key=SECRET) as server:
+        # The first batch (the first responses) runs until the test lets it expire.
+        server.book.plans.append(BatchPlan(polls=10**6, end="expired", processed=1))
+        path = write_experiment(_experiment(server.base_url))
+        result = cli("run", str(path), "--out", str(out), "--detach", "--no-report")
+        assert result.exit_code == 0, result.output
+        assert "fairpanel status" in result.output and "--detach" in result.output
+        assert _rows(out / STORE, "SELECT COUNT(*) FROM trials") == [(0,)]  # none failed
+        code, status = _status(cli, out)
+        assert code == EXIT_PENDING == 4
+        total = read_json(out / "summary.json")["trials_total"]
+        assert (status["trials_ok"], status["trials_failed"], status["trials_pending"]) == (
+            0,
+            0,
+            total,
+        )
+        (batch,) = status["batches"]
+        assert batch["provider_batch_id"] == server.book.created[0]
+        assert (batch["state"], batch["open"], batch["items"], batch["answered"]) == (
+            "in_progress",
+            True,
+            2,
+            0,
+        )
+        assert (status["open_batches"], status["items_waiting"]) == (1, 2)
+        # Two response steps, then the panel's six (two first, two discussion, two final).
+        assert status["remaining_steps"] == 8
+        assert status["remaining_s"] == 8 * 3600.0
+        assert status["cost"]["total_usd"] == 0
+
+        stuck = server.book.batches[server.book.created[0]]
+        stuck.plan = BatchPlan(polls=0, end="expired", processed=1)
+        result = cli("run", str(path), "--out", str(out), "--no-report")  # attached, to the end
+        assert result.exit_code == 0, result.output
+    code, status = _status(cli, out)
+    assert code == 0 and status["finished"]
+    assert (status["trials_ok"], status["trials_pending"], status["open_batches"]) == (total, 0, 0)
+    first = status["batches"][0]
+    assert (first["state"], first["answered"], first["expired_or_cancelled"]) == ("expired", 1, 1)
+    assert all(b["answered"] == b["items"] for b in status["batches"][1:])
+    assert status["cost"]["total_usd"] > 0
+    assert status["cost"]["batch_usd"] == pytest.approx(status["cost"]["total_usd"])
+    assert status["remaining_steps"] == 0
+
+
+def test_status_reads_a_run_without_loading_autogen(tmp_path: Path) -> None:
+    out = mock_run(Cli(), tmp_path, panel_experiment("mocked", {"id": "mock/judge"})).out
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from fairpanel.cli import app\n"
+        f"result = CliRunner().invoke(app, ['status', {str(out)!r}, '--json'])\n"
+        "print(result.exit_code, sorted(m for m in sys.modules if m.startswith('autogen')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split(maxsplit=1) == ["0", "[]\n"]
+
+
+def test_status_refuses_a_folder_without_a_store(tmp_path: Path, cli: Cli) -> None:
+    result = cli("status", str(tmp_path))
+    assert result.exit_code == 2 and "not a run folder" in result.output
