@@ -171,7 +171,7 @@ def _print_detached(
     states = ", ".join(f"{batch_id} ({state})" for batch_id, state in batches.items())
     console.print(
         f"[bold]Submitted.[/] {summary['trials_ok']} trials ok, {summary['trials_failed']} "
-        f"failed, {summary['trials_pending']} waiting on {len(batches)} open "
+        f"failed, {summary.get('trials_pending', 0)} waiting on {len(batches)} open "
         f"batch{'es' if len(batches) != 1 else ''}: {states}",
         soft_wrap=True,
     )

@@ -79,7 +79,7 @@ def status_command(
 ) -> None:
     """Where a run stands: its batches (open ones first to watch), trials done, failed and
     pending, cost so far and the expected remaining time of a batched run. Exits 0 when every
-    trial is stored and no batch is open, 4 while anything is pending (docs/batch.md)."""
+    trial is stored (ok or failed), 4 while any is pending (docs/batch.md)."""
     try:
         status = run_status(run_dir)
     except BadRunFolderError as exc:

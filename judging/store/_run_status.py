@@ -32,8 +32,8 @@ from fairpanel.judging.store._store import STORE_FILE
 __all__ = ["EXIT_PENDING", "BatchView", "RunStatus", "run_status"]
 
 EXIT_PENDING = 4
-"""``fairpanel status``'s exit code while batches are open or trials are still to run (0 once
-every trial of the design is stored, ok or failed, and no batch is open)."""
+"""``fairpanel status``'s exit code while trials of the design are still to run, which is while
+their batches are open (0 once every trial is stored, ok or failed)."""
 
 _ESTIMATE = (
     "remaining steps (the debate's batch steps less those whose batches have all closed) x "
@@ -62,7 +62,8 @@ class BatchView(BaseModel):
 
 
 class RunStatus(BaseModel):
-    """Where the folder stands; ``finished`` says whether anything is left to run."""
+    """Where the folder stands; ``finished``: every trial of the design is stored (a batch
+    still open then, whose trial failed on another call, holds nothing the run needs)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -214,7 +215,7 @@ def run_status(run_dir: Path) -> RunStatus:
     total = summary.get("trials_total")
     pending = None if total is None else max(int(total) - ok - failed, 0)
     open_batches = [batch for batch in batches if batch.open]
-    finished = pending == 0 and not open_batches
+    finished = pending == 0  # a batch still open then has no trial waiting on it
     steps, seconds = _remaining(config, batches, finished)
     return RunStatus(
         run_dir=str(run_dir),

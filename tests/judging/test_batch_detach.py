@@ -4,6 +4,7 @@ reports what is open in between."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
@@ -14,13 +15,24 @@ from typing import Any
 import pytest
 from conftest import Cli, WriteExperiment, read_json
 from helpers.experiments import FAKE_JUDGE, panel_experiment
-from helpers.fakes import BatchPlan, FakeOpenAIBatchServer
+from helpers.fakes import BatchPlan, FakeAnthropicBatchServer, FakeOpenAIBatchServer
 from helpers.judges import SECRET
 from helpers.judges import openai_judge_like as judge_like
 from helpers.runs import mock_run
 
 import fairpanel
-from fairpanel.judging.store import EXIT_PENDING
+from fairpanel.agents import (
+    BatchCollector,
+    BatchDispatcher,
+    BatchPendingError,
+    BatchSettings,
+    CachingCaller,
+    Message,
+    ModelRegistry,
+    ModelRequest,
+    ModelSpec,
+)
+from fairpanel.judging.store import EXIT_PENDING, Store
 
 _HELD = 2
 """Status reads each batch shows ``in_progress`` before it completes."""
@@ -172,3 +184,63 @@ def test_status_reads_a_run_without_loading_autogen(tmp_path: Path) -> None:
 def test_status_refuses_a_folder_without_a_store(tmp_path: Path, cli: Cli) -> None:
     result = cli("status", str(tmp_path))
     assert result.exit_code == 2 and "not a run folder" in result.output
+
+
+def _echo(body: dict[str, Any]) -> str:
+    last = body["messages"][-1]["content"]
+    return "echo: " + (last if isinstance(last, str) else last[0]["text"])
+
+
+async def _detached_pass(
+    server: FakeOpenAIBatchServer | FakeAnthropicBatchServer, spec: ModelSpec, store: Store
+) -> list[str | BaseException]:
+    """One invocation: a detached dispatcher resuming what is open, three callers."""
+    settings = BatchSettings(poll_s=0.01, flush_s=0.05)
+    async with ModelRegistry() as registry:
+        dispatcher = BatchDispatcher(
+            registry.batch_api(spec),
+            store.batches,
+            store,
+            scope=spec.id,
+            settings=settings,
+            detached=True,
+        )
+        dispatcher.resume()
+        client = BatchCollector(dispatcher, model_id=spec.id, endpoint="e")
+        caller = CachingCaller(store)
+
+        async def ask(text: str) -> str:
+            message = Message(role="user", content=text)
+            request = ModelRequest(model=spec.id, endpoint="e", messages=(message,))
+            return (await caller.call(client, request, "judge")).text
+
+        try:
+            first = await asyncio.gather(*(ask(f"q{i}") for i in range(3)), return_exceptions=True)
+            again = await asyncio.gather(ask("q0"), return_exceptions=True)  # no new batch
+            return [*first, *again]
+        finally:
+            await dispatcher.aclose()
+
+
+@pytest.mark.parametrize("kind", [FakeOpenAIBatchServer, FakeAnthropicBatchServer])
+async def test_a_detached_dispatcher_defers_while_the_batch_runs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: type[FakeOpenAIBatchServer] | type[FakeAnthropicBatchServer],
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-batch")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-batch")
+    store = Store(tmp_path / STORE)
+    with kind(_echo) as server:
+        model = "openai/gpt-4o-mini" if kind is FakeOpenAIBatchServer else "anthropic/c"
+        spec = ModelSpec(id=model, base_url=server.base_url, execution="batch")
+        server.book.plans.append(BatchPlan(polls=1))
+        first = await _detached_pass(server, spec, store)
+        assert all(isinstance(result, BatchPendingError) for result in first)
+        assert len(server.book.created) == 1  # the deferred key was not sent again
+        (batch,) = store.batches.open_batches(spec.id)
+        assert batch.provider_batch_id == server.book.created[0] and len(batch.items) == 3
+        second = await _detached_pass(server, spec, store)  # its second read: completed
+        assert second == ["echo: q0", "echo: q1", "echo: q2", "echo: q0"]
+        assert len(server.book.created) == 1 and store.batches.open_batches(spec.id) == []
+    store.close()
