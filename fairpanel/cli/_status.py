@@ -55,14 +55,17 @@ def _summary_table(status: RunStatus) -> Table:
     table = Table(title=f"Status of {status.run_dir}", show_header=False)
     total = "?" if status.trials_total is None else str(status.trials_total)
     pending = "?" if status.trials_pending is None else str(status.trials_pending)
-    table.add_row("trials", f"{status.trials_ok} ok, {status.trials_failed} failed of {total}")
-    table.add_row("trials pending", pending)
+    unit = status.unit
+    table.add_row(unit, f"{status.trials_ok} ok, {status.trials_failed} failed of {total}")
+    table.add_row(f"{unit} pending", pending)
     table.add_row("open batches", f"{status.open_batches} ({status.items_waiting} items waiting)")
     cost = status.cost
     if cost.get("total_usd") or cost.get("unpriced_models"):
         line = f"${cost['total_usd']:,.4f}"
         if cost.get("batch_usd"):
             line += f" (batched ${cost['batch_usd']:,.4f}, saved ${cost['batch_saved_usd']:,.4f})"
+        if cost.get("unpriced_models"):
+            line += f" (no price for {', '.join(cost['unpriced_models'])})"
         table.add_row("cost so far", line)
     if status.remaining_s is not None and not status.finished:
         table.add_row(

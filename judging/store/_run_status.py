@@ -69,6 +69,8 @@ class RunStatus(BaseModel):
 
     run_dir: str
     finished: bool
+    unit: str
+    """"trials" for a judge panel, "items" for a study: what the counts below count."""
     trials_total: int | None
     """The design's trials, from the last ``summary.json`` (None before any invocation ended)."""
     trials_ok: int
@@ -193,8 +195,10 @@ def run_status(run_dir: Path) -> RunStatus:
         raise BadRunFolderError(f"{run_dir} is not a run folder: it has no {STORE_FILE}")
     resolved = _read_json(run_dir / RESOLVED_CONFIG_FILE)
     summary = _read_json(run_dir / SUMMARY_FILE) or {}
+    study = resolved is not None and "study" in resolved
+    unit, table = ("items", "study_items") if study else ("trials", "trials")
     config = None
-    if resolved is not None and "study" not in resolved:
+    if resolved is not None and not study:
         try:
             config = ExperimentConfig.model_validate(resolved)
         except ValueError:
@@ -207,12 +211,12 @@ def run_status(run_dir: Path) -> RunStatus:
     try:
         db.execute("PRAGMA busy_timeout=5000")
         batches = _batches(db)
-        counts = dict(_query(db, "SELECT status, COUNT(*) FROM trials GROUP BY status"))
+        counts = dict(_query(db, f"SELECT status, COUNT(*) FROM {table} GROUP BY status"))
         cost = cost_by_role(_tokens(db, False), prices, _tokens(db, True))
     finally:
         db.close()
     ok, failed = int(counts.get("ok", 0)), int(counts.get("failed", 0))
-    total = summary.get("trials_total")
+    total = summary.get(f"{unit}_total")
     pending = None if total is None else max(int(total) - ok - failed, 0)
     open_batches = [batch for batch in batches if batch.open]
     finished = pending == 0  # a batch still open then has no trial waiting on it
@@ -220,6 +224,7 @@ def run_status(run_dir: Path) -> RunStatus:
     return RunStatus(
         run_dir=str(run_dir),
         finished=finished,
+        unit=unit,
         trials_total=None if total is None else int(total),
         trials_ok=ok,
         trials_failed=failed,
