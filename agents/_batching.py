@@ -130,7 +130,8 @@ class BatchDispatcher:
         self._last_queued = 0.0
         self._clock = clock
         self._detached = detached
-        self._deferred: dict[str, BatchPendingError] = {}
+        self._deferred: dict[str, tuple[str, str]] = {}
+        """Detached: keys of the batches left open -> (provider batch id, state read)."""
         self.stats = BatchStats()
 
     def resume(self) -> None:
@@ -146,7 +147,7 @@ class BatchDispatcher:
         if stored is not None:
             return stored
         if key in self._deferred:
-            raise self._deferred[key]
+            raise BatchPendingError(*self._deferred[key])
         future = self._waiters.get(key)
         if future is None:
             future = self._waiters[key] = asyncio.get_running_loop().create_future()
@@ -296,10 +297,9 @@ class BatchDispatcher:
         """Leave the batch open (its keys stay claimed, so no later request sends them again)
         and reject its callers with ``BatchPendingError``."""
         self.stats.pending[batch_id] = state
-        error = BatchPendingError(batch_id, state)
         for key in items:
-            self._deferred[key] = error
-            self._reject(key, error)
+            self._deferred[key] = (batch_id, state)
+            self._reject(key, BatchPendingError(batch_id, state))
 
     def _failed(
         self,
