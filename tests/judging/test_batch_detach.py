@@ -168,14 +168,16 @@ def test_status_follows_a_detached_run_to_its_end(
     assert status["remaining_steps"] == 0
 
 
-def test_status_reads_a_run_without_loading_autogen(tmp_path: Path) -> None:
+def test_status_reads_a_run_without_loading_autogen_or_the_analysis(tmp_path: Path) -> None:
+    """A cron job asks often: the run side, AutoGen, pandas and the statistics stay unloaded."""
     out = mock_run(Cli(), tmp_path, panel_experiment("mocked", {"id": "mock/judge"})).out
+    heavy = ("autogen", "pandas", "scipy", "fairpanel.analysis", "fairpanel.judging.engine")
     code = (
         "import sys\n"
         "from typer.testing import CliRunner\n"
         "from fairpanel.cli import app\n"
         f"result = CliRunner().invoke(app, ['status', {str(out)!r}, '--json'])\n"
-        "print(result.exit_code, sorted(m for m in sys.modules if m.startswith('autogen')))\n"
+        f"print(result.exit_code, sorted(m for m in sys.modules if m.startswith({heavy!r})))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split(maxsplit=1) == ["0", "[]\n"]
