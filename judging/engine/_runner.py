@@ -309,7 +309,7 @@ async def _run_pending(
 
     async def trial(spec: TrialSpec) -> TrialRecord:
         record = await attempt(spec)
-        if record.status == "failed" and BATCH_PENDING in (record.error or ""):
+        if detach and record.status == "failed" and BATCH_PENDING in (record.error or ""):
             return dataclasses.replace(record, status=_DEFERRED)
         return record
 
