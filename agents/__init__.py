@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from fairpanel.agents._attempts import FailedAttempt, FailureLog
 from fairpanel.agents._batch_api import (
     BatchApi,
     BatchItemResult,
@@ -57,7 +58,7 @@ from fairpanel.agents._replicas import (
     ReplicaOutError,
     ReplicaSet,
 )
-from fairpanel.agents._secrets import REDACTED, redact, register_secret
+from fairpanel.agents._secrets import REDACTED, credential_free_url, redact, register_secret
 from fairpanel.agents._spec import PROVIDERS, ChoiceRule, MockBias, ModelSpec
 from fairpanel.agents._types import (
     Message,
@@ -117,6 +118,8 @@ __all__ = [
     "EndpointLimits",
     "EndpointState",
     "Execution",
+    "FailedAttempt",
+    "FailureLog",
     "LimitStats",
     "LimitedClient",
     "LocalModelServer",
@@ -151,6 +154,7 @@ __all__ = [
     "TurnOutcome",
     "Usage",
     "canonical_json",
+    "credential_free_url",
     "endpoint_key",
     "endpoint_of",
     "estimate_tokens",

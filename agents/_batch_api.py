@@ -12,11 +12,12 @@ layers, and a result can always be matched to the request that asked for it.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fairpanel.agents._types import ModelReply, ModelRequest, canonical_json
+from fairpanel.agents._types import ModelReply, ModelRequest
 
 __all__ = [
     "BatchApi",
@@ -26,6 +27,7 @@ __all__ = [
     "Execution",
     "chat_body",
     "openai_batch_line",
+    "wire_json",
 ]
 
 Execution = Literal["online", "batch"]
@@ -126,10 +128,18 @@ class BatchApi(Protocol):
     async def aclose(self) -> None: ...
 
 
+def wire_json(value: Any) -> str:
+    """Compact JSON with keys in the order they were built, as an online call sends them: a
+    structured-output schema's property order is the order the model writes its fields, so
+    sorting the keys would change what a batched model answers (its verdict before its
+    reasons)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def openai_batch_line(key: str, body: dict[str, Any]) -> bytes:
     """One OpenAI Batch JSONL line for a chat completion ``body``."""
     line = {"custom_id": key, "method": "POST", "url": "/v1/chat/completions", "body": body}
-    return (canonical_json(line) + "\n").encode("utf-8")
+    return (wire_json(line) + "\n").encode("utf-8")
 
 
 def chat_body(request: ModelRequest, model_name: str) -> dict[str, Any]:

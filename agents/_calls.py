@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from fairpanel.agents._secrets import credential_free_url
 from fairpanel.agents._types import ModelClient, ModelReply, ModelRequest, Usage
 
 __all__ = ["CachingCaller", "CallCache", "CallLedger", "RoleAwareClient"]
@@ -75,6 +76,8 @@ class CachingCaller:
                 reply = await client.complete_as(request, role)
             else:
                 reply = await client.complete(request)
+            if reply.replica is None:  # a client that does not say (the mock, a plugin's)
+                reply = reply.model_copy(update={"replica": credential_free_url(client.endpoint)})
             self._cache.put_call(key, request, reply, role)
             future.set_result(reply)
         except asyncio.CancelledError:

@@ -20,7 +20,7 @@ import email.utils
 import math
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -42,9 +42,13 @@ __all__ = [
     "EndpointState",
     "LimitStats",
     "LimitedClient",
+    "OnFailure",
     "estimate_tokens",
     "retry_after_from_headers",
 ]
+
+OnFailure = Callable[[ModelRequest, ModelCallError, float], None]
+"""Told of each failed attempt: its request, its error and the seconds it took."""
 
 _SLOWDOWN_STEP = 1.5
 """A 429 with a wait stretches the pacing interval by this factor."""
@@ -320,12 +324,15 @@ class LimitedClient:
     the same text ``max_identical_failures`` times in a row is given up early (the failure
     is about the request, not the moment). 429s that say when to come back are waited out
     instead, up to ``max_rate_limit_wait_s`` per request, and use up neither count. The last
-    error is raised and the caller stores the trial as failed.
+    error is raised and the caller stores the trial as failed. ``on_failure`` hears of every
+    failed attempt (``_attempts``), retried or not.
     """
 
-    def __init__(self, inner: ModelClient, endpoint_state: EndpointState) -> None:
-        self._inner = inner
-        self._state = endpoint_state
+    def __init__(
+        self, inner: ModelClient, state: EndpointState, on_failure: OnFailure | None = None
+    ) -> None:
+        self._inner, self._state = inner, state
+        self._on_failure = on_failure or (lambda request, error, seconds: None)
 
     @property
     def inner(self) -> ModelClient:
@@ -356,11 +363,13 @@ class LimitedClient:
         last_text: str | None = None
         while True:
             async with self._state.attempt(request) as ticket:
+                sent = time.perf_counter()
                 try:
                     reply = await self._inner.complete(request)
                 except ModelCallError as exc:
                     error = exc
                     self._state.observe(ticket, exc.quota, counted=exc.status != 429)
+                    self._on_failure(request, exc, time.perf_counter() - sent)
                 else:
                     self._state.observe(ticket, reply.quota)
                     self._state.succeeded()

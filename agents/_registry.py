@@ -13,12 +13,13 @@ import asyncio
 import os
 from types import TracebackType
 
+from fairpanel.agents._attempts import AttemptFailures, FailureLog
 from fairpanel.agents._batch_api import BatchApi
 from fairpanel.agents._limits import EndpointState, LimitedClient, LimitStats
 from fairpanel.agents._plugins import find_provider
 from fairpanel.agents._provider import Provider, Service, SharedService
 from fairpanel.agents._replicas import ReplicaClient, ReplicaHealth, ReplicaSet, guarded
-from fairpanel.agents._secrets import register_secret
+from fairpanel.agents._secrets import credential_free_url, register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelClient, Sampling, SamplingReport
 
@@ -68,6 +69,7 @@ class ModelRegistry:
         self._replica_sets: dict[str, ReplicaSet] = {}
         self._services: dict[type[SharedService], SharedService] = {}
         self._batch_apis: list[BatchApi] = []
+        self._failures = AttemptFailures()
         self._lock = asyncio.Lock()
 
     async def __aenter__(self) -> ModelRegistry:
@@ -155,6 +157,11 @@ class ModelRegistry:
         """The replica sets in use (health and routing of models on replicas), by endpoint."""
         return {replicas.name: replicas for replicas in self._replica_sets.values()}
 
+    def keep_failures(self, log: FailureLog) -> None:
+        """Hand every failed attempt from now on to ``log`` (the run's store), with the
+        replica it failed on: clients made before are included."""
+        self._failures.log = log
+
     def replica_warnings(self) -> list[str]:
         """Replicas taken out so far, with their last fault (a run that finished on fewer
         servers than configured says so)."""
@@ -164,7 +171,9 @@ class ModelRegistry:
         if spec.replicas is not None:
             return self._on_replicas(spec, provider)
         created = provider.create(spec, self)
-        return self._limited(spec, created) if provider.limited else created
+        if not provider.limited:
+            return created
+        return self._limited(spec, created, credential_free_url(endpoint_of(spec)))
 
     def _on_replicas(self, spec: ModelSpec, provider: Provider) -> ReplicaClient:
         """One limited client per replica (each replica's own endpoint state, shared with any
@@ -176,21 +185,23 @@ class ModelRegistry:
             health = [ReplicaHealth(_replica_name(one)) for one in replicas]
             replica_set = self._replica_sets[key] = ReplicaSet(endpoint_of(spec), health)
         clients = [
-            self._limited(one, guarded(provider.create(one, self), health))
+            self._limited(one, guarded(provider.create(one, self), health), health.name)
             for one, health in zip(replicas, replica_set.health, strict=True)
         ]
         return ReplicaClient(
             model_id=spec.id, endpoint=endpoint_of(spec), replicas=clients, replica_set=replica_set
         )
 
-    def _limited(self, spec: ModelSpec, client: ModelClient) -> LimitedClient:
+    def _limited(self, spec: ModelSpec, client: ModelClient, replica: str) -> LimitedClient:
+        """``client`` paced by its endpoint's shared state, its failed attempts reported as
+        failures of ``replica``."""
         key = endpoint_key(spec)
         state = self._endpoints.get(key)
         if state is None:
             state = self._endpoints[key] = EndpointState(endpoint_of(spec), spec.limits)
         else:
             state.adopt(spec.limits)
-        return LimitedClient(client, state)
+        return LimitedClient(client, state, self._failures.reporter(replica))
 
     async def _start(self, kind: type[SharedService]) -> None:
         if kind not in self._services:
@@ -219,6 +230,7 @@ class ModelRegistry:
 
 
 def _replica_name(replica: ModelSpec) -> str:
-    """How messages name one replica: its server, and its key variable when it names one."""
+    """How messages, stored calls and the summary name one replica: its server, and its key
+    variable when it names one (the variable's name, never its value)."""
     variable = f" ({replica.api_key_env})" if replica.api_key_env else ""
-    return endpoint_of(replica) + variable
+    return credential_free_url(endpoint_of(replica)) + variable

@@ -255,7 +255,8 @@ class ReplicaClient(NamedClient):
     """A ``ModelClient`` for one spec over a ``ReplicaSet``: one limited client per replica.
 
     ``endpoint`` names the whole set (never the replica that answered), so the request key,
-    and with it the store's cache, is the same whichever replica serves a call.
+    and with it the store's cache, is the same whichever replica serves a call; the reply
+    names the replica that answered (``ModelReply.replica``, its health's name).
     """
 
     def __init__(
@@ -297,11 +298,13 @@ class ReplicaClient(NamedClient):
             health = self._set.health[index]
             health.outstanding += 1
             try:
-                return await self._replicas[index].complete(request)
+                reply = await self._replicas[index].complete(request)
             except ModelCallError as exc:
                 if not is_fault(exc):
                     raise  # about the request, not the replica: another would fail alike
                 last = exc
+            else:
+                return reply.model_copy(update={"replica": health.name})
             finally:
                 health.outstanding -= 1
         raise self._exhausted(tried, last)

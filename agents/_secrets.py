@@ -23,9 +23,15 @@ import threading
 import traceback
 from types import TracebackType
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "redact", "register_secret", "url_without_credentials"]
+__all__ = [
+    "REDACTED",
+    "credential_free_url",
+    "redact",
+    "register_secret",
+    "url_without_credentials",
+]
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LENGTH = 8
@@ -136,3 +142,19 @@ def _credentials_in_url(url: str) -> bool:
     except ValueError:
         return False  # not a URL at all; the client reports it
     return "@" in parts.netloc or any(_SECRET_QUERY_NAME.search(name) for name, _ in query)
+
+
+def credential_free_url(url: str) -> str:
+    """``url`` as a name safe to write (which replica answered, in the store and summary):
+    configured URLs are refused with credentials in them, but a plugin's endpoint is not
+    checked, and the name is written with every call. User info is dropped, secret-looking
+    query values are replaced and registered keys redacted; a clean URL is kept as it is."""
+    if not _credentials_in_url(url):
+        return redact(url)
+    parts = urlsplit(url)
+    query = [
+        (name, REDACTED if _SECRET_QUERY_NAME.search(name) else value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    netloc = parts.netloc.rpartition("@")[2]
+    return redact(urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe="[]"), "")))

@@ -160,6 +160,10 @@ class ModelReply(BaseModel):
     quota: QuotaReading | None = Field(default=None, exclude=True, repr=False)
     batch_id: str | None = None
     """The provider's batch that answered (None: an online call), priced at the batch rate."""
+    replica: str | None = None
+    """Which server answered, named without credentials: the replica of a model on several
+    (its URL, and its key's variable when replicas share a URL), else the model's endpoint
+    (a batch's too). Where, not what: the request key and the cache ignore it."""
 
 
 class ModelCallError(RuntimeError):

@@ -32,7 +32,7 @@ from fairpanel.report import _run_figures as plots
 from fairpanel.report._bias_profile import bias_profile_context
 from fairpanel.report._html import environment, integer, percent, redact
 from fairpanel.report._panel_section import panel_context
-from fairpanel.report._served import served_rows
+from fairpanel.report._served import replica_rows, served_rows
 from fairpanel.report._verdict import (
     Headline,
     decided_win_rates,
@@ -343,7 +343,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "failure_examples": redact(list(inputs.failure_examples)),
         "summary": redact(inputs.summary) if inputs.summary else None,
         "manifest": redact(inputs.manifest) if inputs.manifest else None,
-        "model_rows": redact(_model_rows(inputs.manifest)),
+        "model_rows": redact(_model_rows(inputs.manifest) + replica_rows(inputs.summary)),
         "experiment_json": json.dumps(redact(inputs.experiment), indent=2, sort_keys=False)
         if inputs.experiment
         else None,

@@ -16,7 +16,7 @@ from typing import Any
 
 from fairpanel.report._html import environment, integer, redact
 from fairpanel.report._numbers import percent
-from fairpanel.report._served import SERVED_FIELDS, served_rows
+from fairpanel.report._served import SERVED_FIELDS, replica_rows, served_rows
 from fairpanel.report._study_sections import Section, StudyPage, StudyVerdict, unclaimed_tables
 
 __all__ = ["StudyReportInputs", "render_study_report", "study_report_context"]
@@ -144,7 +144,8 @@ def study_report_context(inputs: StudyReportInputs) -> dict[str, Any]:
         "summary": summary,
         "manifest": manifest,
         "model_rows": [(str(role), str(model)) for role, model in models.items()]
-        + served_rows(manifest),
+        + served_rows(manifest)
+        + replica_rows(summary),
         "extras": [
             (k, v)
             for k, v in (manifest or {}).items()

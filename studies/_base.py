@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, overloa
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fairpanel.agents import ModelSpec, Sampling, canonical_json, endpoint_of
+from fairpanel.agents import Execution, ModelSpec, Sampling, canonical_json, endpoint_of
 from fairpanel.inputs import Location, Problem
 from fairpanel.judging.experiment import Price
 from fairpanel.judging.store import StudyItemRecord
@@ -101,6 +101,12 @@ class StudyConfig(_Strict):
         default=1, ge=1, le=100, description="Every item runs this many times (separate calls)"
     )
     concurrency: int = Field(default=4, ge=1, le=256)
+    execution: Execution = Field(
+        default="online",
+        description="'batch' sends every model whose provider has a batch API (openai, "
+        "openai-compatible, anthropic) through it, at its batch price, every pending item at "
+        "once; a model's own `execution` wins",
+    )
 
     def roles(self) -> list[Role]:
         """Every role that calls a model (for credential checks, warnings and the manifest)."""
@@ -188,13 +194,17 @@ class PlannedCall:
     ``prompt_chars`` is the length of every message the call sends (the estimate counts four
     characters a token and assumes the answer uses its full ``max_tokens``). ``conditional``
     marks calls that happen only after some answers (a follow-up question after a choice), so
-    the estimate is an upper bound for them.
+    the estimate is an upper bound for them. ``step`` is the call's place in its item's chain
+    (0 for a call that waits on no other answer, 1 for one that reads a step-0 answer, ...):
+    in batch mode each step of every item together is one batch, so the estimate counts the
+    batches one after another as the deepest step plus one.
     """
 
     role: str
     model: ResolvedModel
     prompt_chars: int
     conditional: bool = False
+    step: int = 0
 
 
 class ItemFailedError(RuntimeError):

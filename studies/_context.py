@@ -1,8 +1,9 @@
 """How a study item reaches models: through the run's registry and its caching caller.
 
 One ``ModelPool`` serves a whole run (one client per model spec, endpoint limits shared by
-every role); each item gets a ``StudyContext`` that records the keys of the calls it made,
-so the stored item points at its calls in the ``calls`` table.
+every role; a batched model's client is its ``BatchMode`` collector); each item gets a
+``StudyContext`` that records the keys of the calls it made, so the stored item points at its
+calls in the ``calls`` table.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fairpanel.agents import (
     ModelReply,
     ModelRequest,
 )
+from fairpanel.judging.engine import BatchMode
 from fairpanel.studies._base import ResolvedModel, StudyConfig
 
 __all__ = ["ModelPool", "StudyContext"]
@@ -26,13 +28,23 @@ __all__ = ["ModelPool", "StudyContext"]
 class ModelPool:
     """Clients for the models a study config names (the registry keeps one per spec)."""
 
-    def __init__(self, config: StudyConfig, registry: ModelRegistry, caller: CachingCaller) -> None:
+    def __init__(
+        self,
+        config: StudyConfig,
+        registry: ModelRegistry,
+        caller: CachingCaller,
+        batch_mode: BatchMode | None = None,
+    ) -> None:
         self._config = config
         self._registry = registry
+        self._batch_mode = batch_mode
         self.caller = caller
 
     async def client(self, model: ResolvedModel) -> ModelClient:
-        return await self._registry.client(self._config.model_spec(model.model))
+        spec = self._config.model_spec(model.model)
+        if self._batch_mode is not None:
+            return await self._batch_mode.client(spec)
+        return await self._registry.client(spec)
 
 
 class StudyContext:

@@ -2,7 +2,9 @@
 
 Calls that happen only after some answers (``PlannedCall.conditional``) are counted as if
 they all happen, so calls, tokens and cost are upper bounds; prompt tokens are estimated at
-four characters a token and every answer is assumed to use its full ``max_tokens``.
+four characters a token and every answer is assumed to use its full ``max_tokens``. When a
+model can be batched, the same plan in batch mode: its batch price, and its batches one after
+another (the deepest ``PlannedCall.step`` plus one) times the slowest turnaround.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairpanel.agents import Usage
-from fairpanel.judging.engine import cost_of
+from fairpanel.judging.engine import batch_plan_of, cost_of
 from fairpanel.studies._base import StudyConfig
 from fairpanel.studies._registry import build_study
 
@@ -33,6 +35,8 @@ class StudyEstimate:
     cost: dict[str, Any] = field(default_factory=dict)
     wall_seconds: float | None = None
     notes: list[str] = field(default_factory=list)
+    batch: dict[str, Any] | None = None
+    """The same plan in batch mode, when any of its models has a batch API."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +49,7 @@ class StudyEstimate:
             "cost": self.cost,
             "wall_seconds": self.wall_seconds,
             "notes": self.notes,
+            **({"batch": self.batch} if self.batch is not None else {}),
         }
 
 
@@ -55,10 +60,11 @@ def estimate_study(config: StudyConfig) -> StudyEstimate:
     conditional: Counter[str] = Counter()
     calls_by_model: Counter[str] = Counter()
     tokens: dict[str, Usage] = {}
-    items = 0
+    items = steps = 0
     for item in study.items():
         items += 1
         for call in study.planned_calls(item):
+            steps = max(steps, call.step + 1)
             calls[call.role] += 1
             if call.conditional:
                 conditional[call.role] += 1
@@ -83,6 +89,13 @@ def estimate_study(config: StudyConfig) -> StudyEstimate:
     )
     result.wall_seconds, note = _wall_time(config, calls_by_model, tokens)
     result.notes.append(note)
+    models = [config.model_spec(role.use.model) for role in config.roles()]
+    result.batch = batch_plan_of(models, config.prices, tokens, steps)
+    if result.batch is not None:
+        result.notes.append(
+            "batch mode: the batch price, and the batches one after another times "
+            "batch.expected_turnaround_s (a provider may take up to 24 h per batch)"
+        )
     return result
 
 

@@ -4,22 +4,28 @@ Items already in the store are skipped (failed ones too, unless asked to retry) 
 model call is answered from the store when it was made before, so the same command again
 costs nothing and a killed run finishes only what is left. The design is streamed to a pool
 of ``concurrency`` workers; it is never held as a list.
+
+In batch mode every pending item runs at once and a batched model's calls wait in its
+``BatchMode`` collector, so each step of every item (a B-score chat's turn k, an audit's
+follow-up) goes out as one provider batch, the next step once its answers are in.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fairpanel.agents import ModelCallError
 from fairpanel.judging.engine import (
+    BatchMode,
     ModelRole,
     ProgressHook,
     RunSession,
     RunTotals,
+    is_batched,
     open_run_session,
     run_metered,
 )
@@ -40,6 +46,16 @@ class StudySummary(RunTotals):
     items_ok: int
     items_failed: int
     items_run: int
+    batches: dict[str, int] = field(default_factory=dict)
+    """Batches of batch mode by their last state (absent when nothing was batched)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        data = super().as_dict()
+        if not data["batches"]:
+            data.pop("batches")
+        else:
+            data["batches"] = data.pop("batches")  # after the totals, as in a panel run
+        return data
 
 
 _PACKAGES = ("fairpanel", "openai", "anthropic", "xllamacpp", "pydantic", "scipy")
@@ -86,19 +102,29 @@ async def run_study(
         done = {k for k, (status, _) in stored.items() if status == "ok" or not retry_failed}
         pending_count = sum(item.key() not in done for item in study.items())
         pending = (item for item in study.items() if item.key() not in done)
-        pool = ModelPool(config, session.registry, session.caller)
-        outcome = await run_metered(
-            pending,
-            pending_count,
-            session,
-            config.prices,
-            unit="items",
-            concurrency=config.concurrency,
-            work=lambda item: _run_one(study, item, pool),
-            save=session.store.put_study_item,
-            progress=progress,
-            max_failures=max_failures,
+        batch_mode = BatchMode(config, session.registry, session.store)
+        pool = ModelPool(config, session.registry, session.caller, batch_mode)
+        batched = pending_count > 0 and any(
+            is_batched(config, config.model_spec(role.use.model)) for role in config.roles()
         )
+        try:
+            if batched:  # resume the open batches before any item asks again
+                for role in config.roles():
+                    await batch_mode.client(config.model_spec(role.use.model))
+            outcome = await run_metered(
+                pending,
+                pending_count,
+                session,
+                config.prices,
+                unit="items",
+                concurrency=pending_count if batched else config.concurrency,
+                work=lambda item: _run_one(study, item, pool),
+                save=session.store.put_study_item,
+                progress=progress,
+                max_failures=max_failures,
+            )
+        finally:
+            await batch_mode.aclose()
         session.report_replicas(warn)
         return _summary(study, session, outcome.run, outcome.stopped)
 
@@ -123,6 +149,7 @@ def _summary(
         items_ok=counts["ok"],
         items_failed=counts["failed"],
         items_run=run,
+        batches=session.store.batches.summary(),
     )
 
 

@@ -20,8 +20,9 @@ from fairpanel.agents._batch_api import (
     BatchStatus,
     chat_body,
     openai_batch_line,
+    wire_json,
 )
-from fairpanel.agents._types import ModelCallError, ModelRequest, canonical_json
+from fairpanel.agents._types import ModelCallError, ModelRequest
 
 if TYPE_CHECKING:  # _anthropic imports this module
     from fairpanel.agents.providers._anthropic import AnthropicClient
@@ -48,7 +49,7 @@ class AnthropicBatchApi:
 
     def wire_line(self, key: str, request: ModelRequest) -> bytes:
         item = {"custom_id": key, "params": self._online.message_params(request)}
-        return canonical_json(item).encode("utf-8")
+        return wire_json(item).encode("utf-8")
 
     def openai_line(self, key: str, request: ModelRequest) -> bytes:
         return openai_batch_line(key, chat_body(request, self._model_name))

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from fairpanel.agents._limits import retry_after_from_headers
 from fairpanel.agents._quota import QuotaReading, quota_from_headers
-from fairpanel.agents._secrets import register_secret
+from fairpanel.agents._secrets import credential_free_url, register_secret
 from fairpanel.agents._spec import ModelSpec
 from fairpanel.agents._types import ModelCallError, ModelReply, NamedClient, Usage
 from fairpanel.agents.providers._served import served_of
@@ -120,6 +120,7 @@ class SdkClient(NamedClient):
         self._model_name = target.model_name
         self._client: _Closable = client
         self.errors = errors
+        self._replica = credential_free_url(target.endpoint)
         register_secret(target.api_key)
 
     def failure(
@@ -181,7 +182,8 @@ class SdkClient(NamedClient):
     ) -> ModelReply:
         """The reply read from a body's fields; an online call's also from its ``headers``
         (the version header when the body has no fingerprint, the quota) and the time since
-        it ``started`` (``time.perf_counter``). A batch item has neither."""
+        it ``started`` (``time.perf_counter``). A batch item has neither. Either names this
+        client's server as the replica that answered (a router of replicas renames it)."""
         served_model, served_fingerprint = served_of(model, fingerprint, headers)
         return ModelReply(
             text=text,
@@ -191,6 +193,7 @@ class SdkClient(NamedClient):
             served_model=served_model,
             fingerprint=served_fingerprint,
             quota=quota_from_headers(headers),
+            replica=self._replica,
         )
 
     async def aclose(self) -> None:

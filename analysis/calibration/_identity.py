@@ -30,6 +30,7 @@ from scipy.stats import norm
 
 from fairpanel.analysis._frames import jsonable
 from fairpanel.analysis._statistics import verdict_statistics
+from fairpanel.analysis.calibration._mde_check import mde_check, planted_contrast
 from fairpanel.analysis.tools import clopper_pearson
 from fairpanel.analysis.verdict import PRIMARY
 
@@ -70,13 +71,28 @@ def identity_test_outcomes(
     """One simulated run as the user would read it: ``identity_effect`` and ``position_bias``
     from the headline (None: no verdict possible), ``tests`` (the primary family's size) and
     ``detected``: per category of ``targets`` (category -> (planted, reference) labels), whether
-    the planted identity was called favoured by a primary contrast."""
+    the planted identity was called favoured by a primary contrast; ``contrast_mde`` and
+    ``contrast_found``: per category, the stated mde of its single-protocol planted-against-
+    reference contrast and whether that contrast alone found the planted label at Holm's first
+    step (None without such a contrast), for ``mde_check``."""
     # The exploratory (secondary) rows never change the headline: leaving them out computes the
     # same verdicts in a fraction of the time.
     stats = verdict_statistics(
         scores, verdicts, turns, consensus, alpha=alpha, confidence=confidence, secondary=False
     )
     top = stats["headline"]
+    family_size = int(top.get("tests") or 0)
+    contrasts = {
+        category: planted_contrast(
+            stats["effects"],
+            category,
+            planted,
+            reference,
+            alpha=alpha,
+            family_size=family_size,
+        )
+        for category, (planted, reference) in targets.items()
+    }
     return {
         "identity_effect": top.get("identity_effect"),
         "position_bias": top.get("position_bias"),
@@ -85,6 +101,8 @@ def identity_test_outcomes(
             category: _planted_called(stats["effects"], category, planted)
             for category, (planted, _reference) in targets.items()
         },
+        "contrast_mde": {category: mde for category, (mde, _) in contrasts.items()},
+        "contrast_found": {category: found for category, (_, found) in contrasts.items()},
     }
 
 
@@ -221,6 +239,7 @@ def calibration_tables(
             "power": power,
             "recommended": _recommended(power, scales, family_size, alpha),
             "target_power": TARGET_POWER,
+            "mde_check": mde_check(runs, scales, target=TARGET_POWER, confidence=confidence),
         }
     )
     return result

@@ -28,7 +28,12 @@ from fairpanel.cli._console import (
 )
 from fairpanel.cli._live import run_progress
 from fairpanel.cli._pilot import run_pilot_plan
-from fairpanel.cli._run_tables import plan_table, render_study_tables, summary_table
+from fairpanel.cli._run_tables import (
+    plan_table,
+    render_study_tables,
+    replica_table,
+    summary_table,
+)
 from fairpanel.cli._tables import render_tables
 from fairpanel.inputs import InputFileError
 from fairpanel.judging.engine import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
@@ -156,6 +161,9 @@ def run_command(
             run_dir=run_dir,
             report_file=outcome.report_file,
         )
+    replicas = replica_table(outcome.summary.replicas)
+    if replicas is not None:
+        console.print(replicas)
     if outcome.summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {outcome.summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)

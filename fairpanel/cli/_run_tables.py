@@ -11,7 +11,7 @@ from rich.table import Table
 from fairpanel.judging.engine import RunSummary
 from fairpanel.studies import StudySummary
 
-__all__ = ["plan_table", "render_study_tables", "summary_table"]
+__all__ = ["plan_table", "render_study_tables", "replica_table", "summary_table"]
 
 
 def summary_table(summary: RunSummary | StudySummary) -> Table:
@@ -43,6 +43,33 @@ def summary_table(summary: RunSummary | StudySummary) -> Table:
             f"{panel['trials_ok']}/{panel['trials_total']} trials ok"
             + (f", ${usd:,.4f}" if usd else ""),
         )
+    return table
+
+
+_LATENCY = ("mean", "p50", "p95")
+
+
+def replica_table(replicas: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> Table | None:
+    """Per replica of each model served by several (``summary.json``'s ``replicas``): calls
+    answered, failed attempts and latency; None when every model has one server, which has
+    nothing to compare."""
+    shared = {model: found for model, found in replicas.items() if len(found) > 1}
+    if not shared:
+        return None
+    table = Table(title="Replicas (every run on this folder)")
+    for column in ("replica", "calls", "failed", "latency s (mean/p50/p95)"):
+        table.add_column(column, justify="left" if column == "replica" else "right")
+    for model, found in shared.items():
+        if len(shared) > 1:
+            table.add_row(f"[bold]{model}[/]", "", "", "")
+        for replica, numbers in found.items():
+            latency = numbers.get("latency_s")
+            table.add_row(
+                replica,
+                f"{numbers['calls']:,}",
+                f"{numbers['failures']:,}",
+                "-" if not latency else " / ".join(f"{latency[k]:.2f}" for k in _LATENCY),
+            )
     return table
 
 

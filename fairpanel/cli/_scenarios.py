@@ -28,6 +28,7 @@ from fairpanel.scenarios import (
     load_scenarios,
     near_duplicates,
 )
+from fairpanel.studies import load_study
 from fairpanel.studies.scenario_grow import ScenarioGrowConfig
 
 __all__ = ["scenarios_app"]
@@ -46,6 +47,19 @@ scenarios_app = typer.Typer(
     cls=_ListByDefault,
     help="The scenario library: list it by domain, or check scenario files against its rules.",
 )
+
+
+def _grow_file_or_exit(path: Path) -> ScenarioGrowConfig:
+    """A grow study file, checked at load (a typo names its field and line)."""
+    try:
+        config = load_study(path)
+    except (InputFileError, ValueError) as exc:
+        errors.print(str(exc), soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if not isinstance(config, ScenarioGrowConfig):
+        errors.print(f"[bold red]error[/]: {path}: `study:` must be scenario-grow")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    return config
 
 
 def _library_or_exit(files: list[Path] | None = None) -> list[BaseScenario]:
@@ -141,8 +155,18 @@ def check_command(
 
 @scenarios_app.command("grow")
 def grow_command(
-    domain: Annotated[str, typer.Option("--domain", help="Your domain, in your words")],
     out: Annotated[Path, typer.Option("--out", help="Folder for the accepted <id>.yaml files")],
+    domain: Annotated[
+        str | None, typer.Option("--domain", help="Your domain, in your words")
+    ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="A `study: scenario-grow` YAML (models with base_url or api_key_env, "
+            "sampling); the options below are then read from it",
+        ),
+    ] = None,
     model: Annotated[str, typer.Option("--model", help="The writer: a model id")] = "mock/grow",
     count: Annotated[int, typer.Option("--count", help="Bases to keep")] = 5,
     critic: Annotated[
@@ -160,19 +184,25 @@ def grow_command(
     """Have a model write base scenarios for your domain; keep those that pass the library's
     checks (and the critic), write them as <id>.yaml files for `scenarios.files`, and the
     rest with their reasons to <out>.rejected.jsonl. A rerun resumes from the run folder."""
-    try:
-        config = ScenarioGrowConfig(
-            domain=domain,
-            count=count,
-            seed=seed,
-            variations=variations,
-            overgenerate=overgenerate,
-            writer={"model": model},
-            critic={"model": critic} if critic else None,
-        )
-    except ValueError as exc:
-        errors.print(f"[bold red]error[/]: {exc}", soft_wrap=True)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if config_file is not None:
+        config = _grow_file_or_exit(config_file)
+    elif domain is None:
+        errors.print("[bold red]error[/]: give --domain, or --config with a grow study file")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    else:
+        try:
+            config = ScenarioGrowConfig(
+                domain=domain,
+                count=count,
+                seed=seed,
+                variations=variations,
+                overgenerate=overgenerate,
+                writer={"model": model},
+                critic={"model": critic} if critic else None,
+            )
+        except ValueError as exc:
+            errors.print(f"[bold red]error[/]: {exc}", soft_wrap=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
     folder = run_dir or out.with_name(out.name + ".run")
     grown = asyncio.run(grow_scenarios(config, folder, out))
     console.print(

@@ -5,8 +5,13 @@ share its session (credentials, lock, provenance, store), worker loop and usage 
 mode, rewrites and the responder run here too. What reads a run back is ``judging.store``.
 """
 
+from fairpanel.judging.engine._batch_mode import (
+    BatchMode,
+    is_batched,
+)
 from fairpanel.judging.engine._estimate import (
     Estimate,
+    batch_plan_of,
     estimate,
 )
 from fairpanel.judging.engine._failures import (
@@ -45,6 +50,7 @@ from fairpanel.judging.store import cost_by_role, cost_of
 __all__ = [
     "EXIT_RUN_FOLDER_BUSY",
     "RESPONDER_FAILED",
+    "BatchMode",
     "Design",
     "Estimate",
     "ModelRole",
@@ -56,11 +62,13 @@ __all__ = [
     "RunSession",
     "RunSummary",
     "RunTotals",
+    "batch_plan_of",
     "cost_by_role",
     "cost_of",
     "design_of",
     "estimate",
     "failure_reason",
+    "is_batched",
     "metered",
     "open_run_session",
     "run_experiment",

@@ -1,10 +1,11 @@
 """Which models of a run go through their provider's batch API, and their dispatchers.
 
-A model is batched when its own ``execution`` says so, or when it says nothing, the
-experiment's says ``batch`` and its provider has a batch API. Each batched model gets one
-``BatchDispatcher`` (resuming the batches an earlier run left open) and callers get its
-``BatchCollector``, whose model id and endpoint are the online client's: request keys, and so
-the call cache, are the same in both modes, and a run can switch modes between invocations.
+A model is batched when its own ``execution`` says so, or when it says nothing, the run's
+(an experiment's or a study's) says ``batch`` and its provider has a batch API. Each batched
+model gets one ``BatchDispatcher`` (resuming the batches an earlier run left open) and
+callers get its ``BatchCollector``, whose model id and endpoint are the online client's:
+request keys, and so the call cache, are the same in both modes, and a run can switch modes
+between invocations.
 The OpenAI-format JSONL of every batch sent is kept in the run folder's ``batches/``.
 Detached (``--detach``), each dispatcher reads a batch's status once and defers the callers of
 one still running (``BatchPendingError``); ``pending`` says which batches were left open.
@@ -13,26 +14,33 @@ one still running (``BatchPendingError``); ``pending`` says which batches were l
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fairpanel.agents import (
     BatchCollector,
     BatchDispatcher,
+    Execution,
     ModelClient,
     ModelRegistry,
     ModelSpec,
     endpoint_of,
     find_provider,
 )
-from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.store import Store
 
-__all__ = ["BATCH_FOLDER", "BatchMode", "is_batched"]
+__all__ = ["BATCH_FOLDER", "BatchMode", "RunExecution", "is_batched"]
 
 BATCH_FOLDER = "batches"
 
 
-def is_batched(config: ExperimentConfig, spec: ModelSpec) -> bool:
+class RunExecution(Protocol):
+    """What batch mode reads of a run's config: experiments and studies both have it."""
+
+    @property
+    def execution(self) -> Execution: ...
+
+
+def is_batched(config: RunExecution, spec: ModelSpec) -> bool:
     """Whether ``spec``'s calls go through its provider's batch API in ``config``'s run."""
     if spec.execution is not None:
         return spec.execution == "batch"
@@ -44,7 +52,7 @@ class BatchMode:
 
     def __init__(
         self,
-        config: ExperimentConfig,
+        config: RunExecution,
         registry: ModelRegistry,
         store: Store,
         *,

@@ -10,12 +10,13 @@ limits, when there are any.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairpanel.agents import Usage, find_provider
+from fairpanel.agents import ModelSpec, Usage, find_provider
 from fairpanel.judging.engine._runner import design_of
-from fairpanel.judging.experiment._config import ExperimentConfig
+from fairpanel.judging.experiment._config import ExperimentConfig, Price
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._prompts import (
     RESPONDER_SYSTEM,
@@ -205,7 +206,16 @@ def batch_plan(
     """Cost and time with every model that has a batch API in batch mode (unless its own
     ``execution`` keeps it online): the batch price, and the batches one after another times
     the slowest model's ``batch.expected_turnaround_s``."""
-    specs = {spec.id: spec for spec in (config.model_spec(ref) for ref in _references(config))}
+    specs = [config.model_spec(ref) for ref in _references(config)]
+    return batch_plan_of(specs, config.prices, tokens, steps)
+
+
+def batch_plan_of(
+    models: Iterable[ModelSpec], prices: dict[str, Price], tokens: dict[str, Usage], steps: int
+) -> dict[str, Any] | None:
+    """``batch_plan`` for any run (an experiment's or a study's) calling ``models``, whose
+    ``steps`` batches go one after another; None when no model has a batch API."""
+    specs = {spec.id: spec for spec in models}
     batched = {
         model_id: spec
         for model_id, spec in specs.items()
@@ -216,7 +226,7 @@ def batch_plan(
     turnaround = max(spec.batch.expected_turnaround_s for spec in batched.values())
     return {
         "models": sorted(batched),
-        "cost": cost_of(tokens, config.prices, frozenset(batched)),
+        "cost": cost_of(tokens, prices, frozenset(batched)),
         "batches_in_sequence": steps,
         "wall_seconds": round(steps * turnaround, 1),
     }

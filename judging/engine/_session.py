@@ -3,10 +3,10 @@
 Everything a run must settle before its first call is settled here, in this order: every
 model's credentials (a missing key fails before the folder is touched), the sampling settings
 a provider will not take (reported, then left out), the folder lock (a second run on the folder
-is refused), the provenance files, then the store and the caching caller that answers repeated
-calls from it. Leaving the session closes the clients and the store and releases the lock,
-however the run ended; a run that ended without an error first adds to its manifest what the
-servers said they ran (``_served``).
+is refused), the provenance files, then the store (which keeps every failed attempt the
+clients report) and the caching caller that answers repeated calls from it. Leaving the session
+closes the clients and the store and releases the lock, however the run ended; a run that ended
+without an error first adds to its manifest what the servers said they ran (``_served``).
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ async def open_run_session(
     try:
         write_provenance(out_dir, resolved, manifest)
         store = Store(out_dir / STORE_FILE)
+        registry.keep_failures(store.replicas)
         try:
             async with registry:
                 yield RunSession(registry, store, CachingCaller(store), warnings, started)

@@ -36,7 +36,8 @@ def usage_by_role(usage: dict[str, Usage]) -> dict[str, dict[str, float]]:
 @dataclass(kw_only=True)
 class RunTotals:
     """What every run summary carries beside its own counts: calls, tokens, wall time,
-    failures by reason, warnings, why the run stopped early (if it did) and cost."""
+    failures by reason, warnings, why the run stopped early (if it did), cost, and the
+    calls, failures and latency of each replica."""
 
     calls_made: int
     calls_cached: int
@@ -48,6 +49,9 @@ class RunTotals:
     stopped: str | None = None
     cost: dict[str, Any] = field(default_factory=dict)
     cached_token_share: float = 0.0
+    replicas: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """Per model, per replica that answered or failed: calls, failed attempts and latency,
+    over every invocation on the folder (``Store.replicas.summary``)."""
 
     def as_dict(self) -> dict[str, Any]:
         """``summary.json``: a subclass's own fields (its counts) first, then these totals."""
@@ -83,4 +87,5 @@ def run_totals(
             store.tokens_by_role_and_model(batched=True),
         ),
         cached_token_share=cached_share(sum(stored.values(), Usage())),
+        replicas=store.replicas.summary(),
     )

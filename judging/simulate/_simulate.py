@@ -207,7 +207,16 @@ def _analysed(task: _Task, frames: RunFrames) -> list[dict[str, Any]]:
             "tests": outcome["tests"],
         }
         detected: dict[str | None, bool] = dict(outcome["detected"]) or {None: False}
-        rows.extend({**run, "category": c, "detected": hit} for c, hit in detected.items())
+        rows.extend(
+            {
+                **run,
+                "category": c,
+                "detected": hit,
+                "mde": outcome["contrast_mde"].get(c),
+                "contrast_found": outcome["contrast_found"].get(c),
+            }
+            for c, hit in detected.items()
+        )
     return rows
 
 

@@ -20,6 +20,11 @@ from fairpanel.judging.store._provenance import (
     environment,
     write_provenance,
 )
+from fairpanel.judging.store._replica_store import (
+    NOT_RECORDED,
+    ReplicaRecords,
+    quantile,
+)
 from fairpanel.judging.store._run_files import (
     SUMMARY_FILE,
     BadRunFolderError,
@@ -93,6 +98,7 @@ __all__ = [
     "MANIFEST_FILE",
     "MANIPULATION_FRAME_COLUMNS",
     "NEAR_IDENTICAL_RATIO",
+    "NOT_RECORDED",
     "RESOLVED_CONFIG_FILE",
     "SCORE_FRAME_COLUMNS",
     "STORE_FILE",
@@ -104,6 +110,7 @@ __all__ = [
     "BatchView",
     "ExportColumn",
     "ExportFormat",
+    "ReplicaRecords",
     "RunFiles",
     "RunFrames",
     "RunStatus",
@@ -124,6 +131,7 @@ __all__ = [
     "name_id",
     "packed_codes",
     "packed_numbers",
+    "quantile",
     "read_export",
     "read_run_json",
     "read_transcripts",

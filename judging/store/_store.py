@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fairpanel.agents import ModelReply, ModelRequest, Usage
+from fairpanel.agents import ModelReply, ModelRequest, Usage, redact
 from fairpanel.judging.protocol._records import TrialRecord
 from fairpanel.judging.store._batch_store import BatchRecords
+from fairpanel.judging.store._replica_store import ReplicaRecords
 from fairpanel.judging.store._store_schema import STORE_SCHEMA_VERSION, Transaction, prepare
 from fairpanel.judging.store._trial_pack import trial_design
 from fairpanel.judging.store._turn_pack import name_id, packed_codes, packed_numbers
@@ -34,7 +35,7 @@ STORE_FILE = "fairpanel.sqlite"
 _CALL_COLUMNS = (
     "key, model, endpoint, role, request, reply, finish_reason, prompt_tokens, "
     "completion_tokens, cached_tokens, latency_s, created_at, served_model, fingerprint, "
-    "batch_id"
+    "batch_id, replica"
 )
 """The calls table's columns for its insert, named rather than positional so the insert does
 not depend on where the migrations put the columns they added."""
@@ -83,6 +84,8 @@ class Store:
         prepare(self._db, path)
         self.batches = BatchRecords(self._db)
         """Batch mode's ledger (``agents.BatchLedger``)."""
+        self.replicas = ReplicaRecords(self._db)
+        """Failed attempts by replica (``agents.FailureLog``) and the per-replica summary."""
 
     def close(self) -> None:
         self._db.close()
@@ -92,7 +95,7 @@ class Store:
     def get_call(self, key: str) -> ModelReply | None:
         row = self._db.execute(
             "SELECT reply, finish_reason, prompt_tokens, completion_tokens, cached_tokens, "
-            "latency_s, served_model, fingerprint FROM calls WHERE key = ?",
+            "latency_s, served_model, fingerprint, replica FROM calls WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
@@ -104,12 +107,12 @@ class Store:
             latency_s=row[5],
             served_model=row[6],
             fingerprint=row[7],
+            replica=row[8],
         )
 
     def put_call(self, key: str, request: ModelRequest, reply: ModelReply, role: str) -> None:
         self._db.execute(
-            f"INSERT OR IGNORE INTO calls ({_CALL_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR IGNORE INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 16)})",
             (
                 key,
                 request.model,
@@ -126,6 +129,7 @@ class Store:
                 reply.served_model,
                 reply.fingerprint,
                 reply.batch_id,
+                None if reply.replica is None else redact(reply.replica),
             ),
         )
 

@@ -24,7 +24,7 @@ __all__ = [
     "prepare",
 ]
 
-STORE_SCHEMA_VERSION = 6
+STORE_SCHEMA_VERSION = 7
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -147,6 +147,23 @@ MIGRATIONS: dict[int, str] = {
         judge TEXT NOT NULL,
         judge_model TEXT NOT NULL,
         UNIQUE (round_kind, judge, judge_model)
+    );
+    """,
+    # 7: which replica answered each call (NULL for calls stored before), and every failed
+    # attempt with the replica it failed on, so a summary counts failures per replica over
+    # every invocation on the folder (``_replica_store``).
+    7: """
+    ALTER TABLE calls ADD COLUMN replica TEXT;
+    CREATE TABLE IF NOT EXISTS call_failures (
+        id INTEGER PRIMARY KEY,
+        call_key TEXT NOT NULL,
+        model TEXT NOT NULL,
+        replica TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status INTEGER,
+        latency_s REAL NOT NULL,
+        error TEXT NOT NULL,
+        created_at TEXT NOT NULL
     );
     """,
 }

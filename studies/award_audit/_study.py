@@ -93,11 +93,14 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
                     _followup_model(item),
                     len(prompt) + answer + len(question),
                     conditional=True,
+                    step=1,
                 )
             )
             coder_prompt = sum(len(text) for _, text in coder_messages(*names, ""))
             calls.append(
-                PlannedCall("coder", item.coder, coder_prompt + explanation, conditional=True)
+                PlannedCall(
+                    "coder", item.coder, coder_prompt + explanation, conditional=True, step=2
+                )
             )
         return calls
 

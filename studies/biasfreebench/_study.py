@@ -85,28 +85,35 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
         mitigation = item.responder_mitigation
         asked = query(item.context, item.question, item.options, mitigation, item.topic)
         calls: list[PlannedCall] = []
+        step = 0
         if mitigation == "self-help":
             rewrite = len(self_help_request(original, item.topic))
             calls.append(PlannedCall("responder:rewrite", item.responder, rewrite))
             calls.extend(
-                PlannedCall("responder:rewrite", item.responder, rewrite, conditional=True)
-                for _ in range(item.self_help_attempts - 1)
+                PlannedCall(
+                    "responder:rewrite", item.responder, rewrite, conditional=True, step=attempt
+                )
+                for attempt in range(1, item.self_help_attempts)
             )
-        calls.append(PlannedCall("responder", item.responder, len(asked)))
+            step = item.self_help_attempts
+        calls.append(PlannedCall("responder", item.responder, len(asked), step=step))
         if mitigation == "self-reflection":
             turn = len(reflection_turn(item.options, item.topic))
+            step += 1
             calls.append(
-                PlannedCall("responder:reflection", item.responder, len(asked) + answer + turn)
+                PlannedCall(
+                    "responder:reflection", item.responder, len(asked) + answer + turn, step=step
+                )
             )
         rng = seeded_rng("estimate")
         instruction = judge_instruction(item.judge_mitigation, item.topic)
         call = judge_call(original, "x" * answer, item.biased, item.anti, rng, instruction)
         chars = len(call.system) + len(call.user)
         for _ in range(item.judgments):
-            calls.append(PlannedCall("judge", item.judge, chars))
+            calls.append(PlannedCall("judge", item.judge, chars, step=step + 1))
             calls.extend(
-                PlannedCall("judge", item.judge, chars, conditional=True)
-                for _ in range(item.max_reasks)
+                PlannedCall("judge", item.judge, chars, conditional=True, step=step + 1 + reask)
+                for reask in range(1, item.max_reasks + 1)
             )
         return calls
 

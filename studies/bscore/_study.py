@@ -66,18 +66,24 @@ class Bscore(Study[BscoreConfig, BscoreItem]):
         role = "judge" if item.source == "judge" else "answerer"
         asked = len(item.question.text) + (3000 if item.source == "judge" else 120)
         answer = 4 * (item.model.sampling.max_tokens or 60)
-        calls = [PlannedCall(role, item.model, asked) for _ in range(item.queries)]
+        first = 2 if item.source == "judge" else 0  # after the two responses it judges
+        calls = [PlannedCall(role, item.model, asked, step=first) for _ in range(item.queries)]
         if item.confidence:
             follow = asked + answer + len(CONFIDENCE_QUESTION)
-            calls.extend(PlannedCall(f"{role}:confidence", item.model, follow) for _ in calls[:])
+            calls.extend(
+                PlannedCall(f"{role}:confidence", item.model, follow, step=first + 1)
+                for _ in calls[:]
+            )
         calls.extend(
-            PlannedCall(role, item.model, (turn + 1) * asked + turn * answer)
+            PlannedCall(role, item.model, (turn + 1) * asked + turn * answer, step=first + turn)
             for turn in range(item.turns)
         )
         if item.responder is not None and item.replicate == 0:
             # The two responses of a scenario are written once and shared by all its runs.
             calls.append(PlannedCall("responder", item.responder, len(item.question.text) + 300))
-            calls.append(PlannedCall("responder", item.responder, len(item.question.text) + 1200))
+            calls.append(
+                PlannedCall("responder", item.responder, len(item.question.text) + 1200, step=1)
+            )
         return calls
 
     async def run_item(self, item: BscoreItem, context: StudyContext) -> dict[str, Any]:

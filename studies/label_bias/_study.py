@@ -105,12 +105,13 @@ class LabelBias(Study[LabelBiasConfig, LabelBiasItem]):
 
     def planned_calls(self, item: LabelBiasItem) -> list[PlannedCall]:
         role = "judge" if item.kind == "pair" else "judge:content-free"
-        calls = [PlannedCall(role, item.judge, len(item.task) + 3000)]
+        after = 2 if item.kind == "pair" else 0  # a pair's judge reads the two responses
+        calls = [PlannedCall(role, item.judge, len(item.task) + 3000, step=after)]
         first = arrangement(item.pair, ARRANGEMENTS[0])
         if item.kind == "pair" and item.replicate == 0 and item.shown == first:
             # The two responses of a scenario are written once and shared by its prompts.
             calls.append(PlannedCall("responder", item.responder, len(item.task) + 300))
-            calls.append(PlannedCall("responder", item.responder, len(item.task) + 1200))
+            calls.append(PlannedCall("responder", item.responder, len(item.task) + 1200, step=1))
         return calls
 
     async def run_item(self, item: LabelBiasItem, context: StudyContext) -> dict[str, Any]:

@@ -103,6 +103,7 @@ def test_a_planted_key_is_in_no_output_even_when_servers_echo_it(
     caplog.set_level(logging.DEBUG)  # every library's log records, the SDKs' and httpx's too
     mix = FaultMix(answer, rate=0.4)
     with server_class(mix, api_key=PLANTED) as server:
+        url = server.base_url
         path = tmp_path / "experiment.yaml"
         path.write_text(EXPERIMENT.format(provider=provider, base_url=server.base_url), "utf-8")
         tasks = [s.prompt for s in design_of(load_experiment(path)).scenarios]
@@ -133,7 +134,12 @@ def test_a_planted_key_is_in_no_output_even_when_servers_echo_it(
     assert '"client_error": 3' in summary and '"server_error": 3' in summary
     with sqlite3.connect(out / "fairpanel.sqlite") as db:
         errors = [e for (e,) in db.execute("SELECT error FROM trials WHERE error IS NOT NULL")]
+        attempts = db.execute("SELECT replica, status, error FROM call_failures").fetchall()
     assert len(errors) == 6 and all(REDACTED in error for error in errors), errors
+    # Every failed attempt is kept, on the one server, its echo redacted like the trials'.
+    assert {replica for replica, _, _ in attempts} == {url}
+    echoed = [error for _, status, error in attempts if status in (400, 500)]
+    assert echoed and all(REDACTED in error for error in echoed), echoed
 
 
 def test_redaction_of_registered_keys_and_token_like_credentials() -> None:

@@ -130,12 +130,18 @@ def start_cli_run(path: Path, out: Path, env: Mapping[str, str]) -> subprocess.P
 
 
 def kill_once_stored(
-    process: subprocess.Popen[bytes], db_path: Path, trials: int, *, timeout: float = 60.0
+    process: subprocess.Popen[bytes],
+    db_path: Path,
+    rows: int,
+    *,
+    table: str = "trials",
+    timeout: float = 60.0,
 ) -> None:
-    """SIGKILL ``process`` as soon as its store holds ``trials`` trials; fails the test when the
-    run dies first (with its stderr) or stores nothing for ``timeout`` seconds."""
+    """SIGKILL ``process`` as soon as its store holds ``rows`` rows of ``table`` (a study's
+    items are in ``study_items``); fails the test when the run dies first (with its stderr) or
+    stores nothing for ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
-    while stored_count(db_path, "trials") < trials:
+    while stored_count(db_path, table) < rows:
         assert process.poll() is None, process.stderr.read() if process.stderr else ""
         assert time.monotonic() < deadline, "run made no progress"
         time.sleep(0.02)

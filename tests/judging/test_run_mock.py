@@ -91,10 +91,17 @@ def test_rerun_makes_no_calls_and_keeps_rows(
 ) -> None:
     path = _experiment(write_experiment, derived=2)
     out = tmp_path / "run"
-    assert cli("run", str(path), "--out", str(out)).exit_code == 0
+    result = cli("run", str(path), "--out", str(out))
+    assert result.exit_code == 0
     first = read_json(out / "summary.json")
     assert first["calls_made"] > 0
     assert first["trials_total"] == first["trials_ok"] == 6 * 2 + 6 * 4
+    # One server per model: each is its own replica, every call counted, and no table printed.
+    replicas = first["replicas"]
+    assert sorted(replicas) == ["mock/judge", "mock/responder"]
+    assert all(list(found) == ["mock"] for found in replicas.values())
+    assert sum(found["mock"]["calls"] for found in replicas.values()) == first["calls_made"]
+    assert "Replicas" not in result.output
     with sqlite3.connect(out / "fairpanel.sqlite") as db:
         before = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
     assert cli("run", str(path), "--out", str(out)).exit_code == 0

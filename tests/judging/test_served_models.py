@@ -301,7 +301,7 @@ def test_a_version_2_store_migrates_in_place_and_reads_none(tmp_path: Path) -> N
     try:
         stored = store.get_call(old.key())
         assert stored is not None and stored.text == "Seven" and stored.usage.prompt_tokens == 3
-        assert (stored.served_model, stored.fingerprint) == (None, None)
+        assert (stored.served_model, stored.fingerprint, stored.replica) == (None, None, None)
         new = _request("openai/gpt-4o-mini", "after the upgrade")
         reply = ModelReply(text="Eight", served_model="gpt-4o-mini-2024-07-18", fingerprint="fp_a")
         store.put_call(new.key(), new, reply, "judge:first")
@@ -320,8 +320,8 @@ def test_a_version_2_store_migrates_in_place_and_reads_none(tmp_path: Path) -> N
         version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         columns = [row[1] for row in db.execute("PRAGMA table_info(calls)")]
     db.close()
-    assert version == (str(STORE_SCHEMA_VERSION),) and STORE_SCHEMA_VERSION == 6
-    assert columns[-3:] == ["served_model", "fingerprint", "batch_id"]
+    assert version == (str(STORE_SCHEMA_VERSION),) and STORE_SCHEMA_VERSION == 7
+    assert columns[-4:] == ["served_model", "fingerprint", "batch_id", "replica"]
 
 
 async def test_the_mock_reports_its_id_and_a_fingerprint_of_its_planted_bias() -> None:

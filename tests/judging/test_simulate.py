@@ -215,7 +215,7 @@ def test_a_tiny_simulation_produces_the_tables(simulated: dict[str, Any]) -> Non
     assert simulated["recommended"]["size"] == 0.25
     assert simulated["judges"]["label_base_sd"] == 0.2
     assert simulated["engine"] == "panel" and "quality" in simulated["judges"]["what"]
-    assert set(simulated["what"]) == {"false_positives", "power", "recommended"}
+    assert set(simulated["what"]) == {"false_positives", "power", "recommended", "mde_check"}
     assert simulated["recommendations"]
     # Without a pilot, the recommendation says what it assumed of the judges.
     assumed = simulated["recommendations"][-1]

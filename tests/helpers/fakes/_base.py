@@ -40,6 +40,10 @@ class FakeServerBase:
     """The request headers (names lower-cased) of the entries in ``requests``."""
     errors: list[BaseException]
     """Exceptions raised by the reply function or by the server itself (answered as 500)."""
+    replies: list[tuple[int, dict[str, Any]]]
+    """What became of each POST: the HTTP status sent (0 when the connection was dropped
+    instead) with the logged body, in the order the replies went out. Which calls this
+    server answered, and which it failed, as the server saw them."""
 
     def __init__(
         self,
@@ -69,6 +73,7 @@ class FakeServerBase:
         self.requests = []
         self.headers = []
         self.errors = []
+        self.replies = []
         self._log_lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: HTTPServer | None = None
@@ -127,6 +132,7 @@ class FakeServerBase:
             self.requests.clear()
             self.headers.clear()
             self.errors.clear()
+            self.replies.clear()
 
     # ----------------------------------------------------------------- hooks
 
@@ -197,6 +203,7 @@ class FakeServerBase:
             return
         headers = {name.lower(): value for name, value in handler.headers.items()}
         body = _parse_object(raw)
+        logged: dict[str, Any] | None = None
         if handler.command == "POST":
             # a separate parse, so a reply function that mutates its body can't alter the log
             logged = _parse_object(raw)
@@ -208,37 +215,49 @@ class FakeServerBase:
         req = Request(handler.command, urlsplit(handler.path).path, headers, body, raw)
         if self.latency > 0 and self._stopping.wait(self.latency):
             handler.drop()
+            self._record_reply(handler, 0, logged)
             return
         try:
             outcome = self._process(req)
         except Exception as exc:
             self._record_error(exc)
             outcome = Fault("server_error")
-        self._deliver(handler, req, outcome)
+        self._record_reply(handler, self._deliver(handler, req, outcome), logged)
 
-    def _deliver(self, handler: Handler, req: Request, outcome: Reply | Fault) -> None:
+    def _record_reply(self, handler: Handler, status: int, logged: dict[str, Any] | None) -> None:
+        if handler.command == "POST" and logged is not None:
+            with self._log_lock:
+                self.replies.append((status, logged))
+
+    def _deliver(self, handler: Handler, req: Request, outcome: Reply | Fault) -> int:
+        """Send ``outcome``; the status sent, 0 when the connection was dropped instead."""
         if isinstance(outcome, Reply):
             handler.send_reply(outcome)
-            return
+            return outcome.status
         fault = outcome
+        reply: Reply | None = None
         if fault.kind == "reset":
             handler.drop()
         elif fault.kind == "timeout":
             if self._stopping.wait(self.TIMEOUT_FAULT_SECONDS):
                 handler.drop()
             else:
-                handler.send_reply(self._success_reply(req, default_reply_text(req.body or {})))
+                reply = self._success_reply(req, default_reply_text(req.body or {}))
         elif fault.kind == "empty":
-            handler.send_reply(Reply(fault.status or 200, b""))
+            reply = Reply(fault.status or 200, b"")
         elif fault.kind == "malformed":
-            handler.send_reply(Reply(fault.status or 200, self.MALFORMED_BODY))
+            reply = Reply(fault.status or 200, self.MALFORMED_BODY)
         elif fault.kind == "truncated":
             full = self._success_reply(req, default_reply_text(req.body or {}))
             partial = Reply(fault.status or 200, full.body[: len(full.body) // 2], full.headers)
             handler.send_reply(partial, declared_length=len(full.body))
             handler.drop()
         else:
-            handler.send_reply(self._fault_reply(fault, req))
+            reply = self._fault_reply(fault, req)
+        if reply is None:
+            return 0
+        handler.send_reply(reply)
+        return reply.status
 
 
 def _parse_object(raw: bytes) -> dict[str, Any] | None:
