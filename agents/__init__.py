@@ -5,16 +5,12 @@ model. Only ``_autogen_panel`` imports AutoGen; ``providers`` holds fairpanel's 
 ``_plugins`` finds every provider, fairpanel's own and other packages', through entry points.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from fairpanel.agents._attempts import FailedAttempt, FailureLog
-from fairpanel.agents._autogen_panel import (
-    AnswerRules,
-    DebateError,
-    DebateRound,
-    Seat,
-    TurnOutcome,
-    run_debate,
-    run_single_turn,
-)
 from fairpanel.agents._batch_api import (
     BatchApi,
     BatchIntent,
@@ -26,9 +22,11 @@ from fairpanel.agents._batch_api import (
     openai_batch_line,
 )
 from fairpanel.agents._batching import (
+    BATCH_PENDING,
     BatchCollector,
     BatchDispatcher,
     BatchLedger,
+    BatchPendingError,
     BatchStats,
     OpenBatch,
 )
@@ -86,7 +84,19 @@ from fairpanel.agents.providers import (
     smollm2_weights,
 )
 
+if TYPE_CHECKING:
+    from fairpanel.agents._autogen_panel import (
+        AnswerRules,
+        DebateError,
+        DebateRound,
+        Seat,
+        TurnOutcome,
+        run_debate,
+        run_single_turn,
+    )
+
 __all__ = [
+    "BATCH_PENDING",
     "ENTRY_POINT_GROUP",
     "PROVIDERS",
     "REDACTED",
@@ -98,6 +108,7 @@ __all__ = [
     "BatchIntent",
     "BatchItemResult",
     "BatchLedger",
+    "BatchPendingError",
     "BatchSettings",
     "BatchStats",
     "BatchStatus",
@@ -164,3 +175,24 @@ __all__ = [
     "run_single_turn",
     "smollm2_weights",
 ]
+
+
+_DEBATE = frozenset(
+    {
+        "AnswerRules",
+        "DebateError",
+        "DebateRound",
+        "Seat",
+        "TurnOutcome",
+        "run_debate",
+        "run_single_turn",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The AutoGen panel's names, loaded on first use: reading a run (the store, ``fairpanel
+    status``) needs the clients' types, not AutoGen."""
+    if name in _DEBATE:
+        return getattr(importlib.import_module("fairpanel.agents._autogen_panel"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

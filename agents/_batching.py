@@ -18,6 +18,12 @@ its items are sent again only once the provider says no batch can be it. Items t
 expire or are cancelled go into a later batch while a caller still needs them, up to
 ``max_item_retries`` failures counted over every run, then their caller gets a
 ``ModelCallError`` and the trial is recorded as failed.
+
+Detached (``fairpanel run --detach``): each batch's status is read once. One that has not
+ended stays open in the ledger and its callers get a ``BatchPendingError``: their trials are
+deferred, not failed, and replay from the call cache in the next invocation, which resumes the
+batch. So a pass goes on while batches end at their first read and returns once every live
+trial waits on a batch the provider has accepted and whose id is stored.
 """
 
 from __future__ import annotations
@@ -25,10 +31,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from fairpanel.agents._batch_api import (
     CLOCK_SKEW_S,
@@ -39,61 +44,28 @@ from fairpanel.agents._batch_api import (
     BatchStatus,
     FindVerdict,
 )
+from fairpanel.agents._batch_ledger import (
+    BATCH_PENDING,
+    BatchLedger,
+    BatchPendingError,
+    BatchStats,
+    Items,
+    OpenBatch,
+)
 from fairpanel.agents._calls import CallCache
 from fairpanel.agents._types import ModelCallError, ModelReply, ModelRequest, NamedClient
 
-__all__ = ["BatchCollector", "BatchDispatcher", "BatchLedger", "BatchStats", "OpenBatch"]
-
-Items = dict[str, tuple[ModelRequest, str]]
-"""Request key -> (request, role) of one batch."""
+__all__ = [
+    "BATCH_PENDING",
+    "BatchCollector",
+    "BatchDispatcher",
+    "BatchLedger",
+    "BatchPendingError",
+    "BatchStats",
+    "OpenBatch",
+]
 
 _MAX_POLL_ERRORS = 5
-
-
-@dataclass(frozen=True)
-class OpenBatch:
-    """A stored batch that has not been collected: resumed by the next run."""
-
-    local_id: str
-    provider_batch_id: str | None
-    items: Items
-    created_at: datetime
-    """Stored just before the submission began (the start of the window it can have been
-    accepted in)."""
-
-
-class BatchLedger(Protocol):
-    """Where batches are recorded (the run's store implements this)."""
-
-    def open_batches(self, scope: str) -> list[OpenBatch]: ...
-
-    def record_batch(self, local_id: str, scope: str, items: Items) -> None: ...
-
-    def batch_submitted(self, local_id: str, provider_batch_id: str) -> None: ...
-
-    def batch_state(
-        self, local_id: str, state: str, *, closed: bool = False, detail: str | None = None
-    ) -> None: ...
-
-    def item_failed(self, local_id: str, key: str, error: str) -> int:
-        """Record a failed item; how many times ``key`` has failed in any batch."""
-        ...
-
-    def submissions(self) -> list[str]:
-        """Every provider batch id recorded."""
-        ...
-
-
-@dataclass
-class BatchStats:
-    """What the dispatcher did in this invocation."""
-
-    submitted: int = 0
-    resumed: int = 0
-    items_sent: int = 0
-    items_retried: int = 0
-    items_failed: int = 0
-    states: list[str] = field(default_factory=list)
 
 
 class BatchDispatcher:
@@ -109,6 +81,7 @@ class BatchDispatcher:
         settings: BatchSettings,
         files: Path | None = None,
         clock: Callable[[], float] | None = None,
+        detached: bool = False,
     ) -> None:
         self._api, self._ledger, self._cache = api, ledger, cache
         self._scope, self._settings, self._files = scope, settings, files
@@ -119,6 +92,9 @@ class BatchDispatcher:
         self._flusher: asyncio.Task[None] | None = None
         self._last_queued = 0.0
         self._clock = clock
+        self._detached = detached
+        self._deferred: dict[str, tuple[str, str]] = {}
+        """Detached: keys of the batches left open -> (provider batch id, state read)."""
         self.stats = BatchStats()
 
     def resume(self) -> None:
@@ -133,6 +109,8 @@ class BatchDispatcher:
         stored = self._cache.get_call(key)
         if stored is not None:
             return stored
+        if key in self._deferred:
+            raise BatchPendingError(*self._deferred[key])
         future = self._waiters.get(key)
         if future is None:
             future = self._waiters[key] = asyncio.get_running_loop().create_future()
@@ -255,6 +233,9 @@ class BatchDispatcher:
                     waiting = verdict.waiting
                     self._ledger.batch_state(intent.local_id, "unconfirmed")
                     self.stats.states.append("unconfirmed")
+                    if self._detached:  # the next pass looks again
+                        self._defer(intent.local_id, "unconfirmed", items)
+                        return None
                 ended = [(await self._api.status(batch_id)).ended for batch_id in waiting]
             except Exception as exc:  # the SDKs' errors: nothing was sent
                 errors += 1
@@ -292,12 +273,16 @@ class BatchDispatcher:
 
     async def _wait(self, local_id: str, batch_id: str, items: Items) -> BatchStatus | None:
         """Poll with a growing delay until the batch ends; None when polling keeps failing
-        (the batch stays open in the ledger and the callers get a retryable error)."""
+        (the batch stays open in the ledger and the callers get a retryable error), or when
+        detached and the one read finds it running (``_defer``)."""
         delay, errors = self._settings.poll_s, 0
         while True:
             try:
                 status = await self._api.status(batch_id)
             except Exception as exc:  # the SDKs' errors: the batch itself is unaffected
+                if self._detached:
+                    self._defer(batch_id, "unread", items)
+                    return None
                 errors += 1
                 if errors >= _MAX_POLL_ERRORS:
                     self._give_up(items, f"batch {batch_id} could not be polled: {exc}")
@@ -308,8 +293,19 @@ class BatchDispatcher:
                 self.stats.states.append(status.state)
                 if status.ended:
                     return status
+                if self._detached:
+                    self._defer(batch_id, status.state, items)
+                    return None
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, self._settings.max_poll_s)
+
+    def _defer(self, batch_id: str, state: str, items: Items) -> None:
+        """Leave the batch open (its keys stay claimed, so no later request sends them again)
+        and reject its callers with ``BatchPendingError``."""
+        self.stats.pending[batch_id] = state
+        for key in items:
+            self._deferred[key] = (batch_id, state)
+            self._reject(key, BatchPendingError(batch_id, state))
 
     def _failed(
         self,

@@ -24,6 +24,7 @@ __all__ = ["app"]
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("fairpanel.cli._run", "run_command"),
+    "status": ("fairpanel.cli._status", "status_command"),
     "report": ("fairpanel.cli._run", "report_command"),
     "export": ("fairpanel.cli._export", "export_command"),
     "view": ("fairpanel.cli._view", "view_command"),
@@ -38,7 +39,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 
 _GROUPS: dict[str, tuple[str, str]] = {
     "scenarios": ("fairpanel.cli._scenarios", "scenarios_app"),
-    "responses": ("fairpanel.cli._responses", "responses_app"),
+    "responses": ("fairpanel.cli._export", "responses_app"),
 }
 """Command groups (a Typer app of their own): name: (module, app)."""
 

@@ -1,5 +1,7 @@
 """``fairpanel export``: one row per judge turn of a run, as CSV or Parquet, or the whole run as
-an Inspect AI eval log."""
+an Inspect AI eval log; ``fairpanel responses export``: a run's candidate responses as JSON
+Lines, so a later experiment can judge the same answers (``responses_from:``) without the run
+folder."""
 
 from __future__ import annotations
 
@@ -10,9 +12,16 @@ import typer
 
 from fairpanel.cli._console import bad_input, console
 from fairpanel.judging.store import EXPORT_COLUMNS
-from fairpanel.run_folder import BadRunFolderError, MissingExtraError, export_inspect, export_run
+from fairpanel.run_folder import (
+    RESPONSES_EXPORT,
+    BadRunFolderError,
+    MissingExtraError,
+    export_inspect,
+    export_responses,
+    export_run,
+)
 
-__all__ = ["EXPORT_EPILOG", "export_command"]
+__all__ = ["EXPORT_EPILOG", "export_command", "responses_app"]
 
 EXPORT_EPILOG = (
     "Columns: "
@@ -49,3 +58,26 @@ def export_command(
         console.print(f"Wrote {samples} trials as an Inspect eval log to {path}", soft_wrap=True)
     else:
         console.print(f"Wrote {rows} judge turns to {path}")
+
+
+responses_app = typer.Typer(
+    help="Candidate responses of a run, to judge the same answers in later runs.",
+    no_args_is_help=True,
+)
+
+
+@responses_app.command("export")
+def export_responses_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder (it may still be running)")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help=f"Output .jsonl file (default: RUN_DIR/{RESPONSES_EXPORT})"),
+    ] = None,
+) -> None:
+    """Write every stored response (scenario_id, index, text, responder_model, call_key), one
+    JSON object a line; an experiment's `responses_from:` takes the file like a run folder."""
+    try:
+        path, count, digest = export_responses(run_dir, out)
+    except BadRunFolderError as exc:
+        raise bad_input(str(exc)) from None
+    console.print(f"Wrote {count} responses to {path} (digest {digest})", soft_wrap=True)

@@ -107,9 +107,19 @@ def run_command(
         ),
     ] = False,
     tables: Tables = False,
+    detach: Annotated[
+        bool,
+        typer.Option(
+            "--detach",
+            help="Batch mode: submit, read each open batch once, and exit while batches run; "
+            "run the same command again (or check `fairpanel status RUN_DIR`) to go on",
+        ),
+    ] = False,
 ) -> None:
     """Run an experiment (resumable: finished trials and calls are never repeated)."""
     config = _load_or_exit(experiment)
+    if detach and isinstance(config, StudyConfig):
+        raise bad_input("--detach runs judge-panel experiments; a study runs attached")
     run_dir = out or default_run_dir(config)
     with run_progress(console) as advance:
         try:
@@ -121,6 +131,7 @@ def run_command(
                 progress=advance,
                 warn=_warn,
                 max_failures=max_failures,
+                detach=detach,
             )
         except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
             print_error(str(exc))
@@ -133,6 +144,10 @@ def run_command(
         except RunFolderBusyError as exc:
             print_error(str(exc))
             raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
+    pending = getattr(outcome.summary, "pending_batches", {})
+    if pending:
+        _print_detached(outcome.summary.as_dict(), experiment, out, run_dir)
+        return
     study = isinstance(config, StudyConfig)
     if tables:
         console.print(summary_table(outcome.summary))
@@ -154,6 +169,24 @@ def run_command(
         raise typer.Exit(EXIT_RUN_FAILED)
     files = f" (report.html, summary.json, results.json, {STORE_FILE})" if tables else ""
     console.print(f"Run folder: [bold]{run_dir}[/]{files}")
+
+
+def _print_detached(
+    summary: Mapping[str, Any], experiment: Path | None, out: Path | None, run_dir: Path
+) -> None:
+    """What a detached pass left running, and the two commands that go on from there."""
+    batches = summary["pending_batches"]
+    states = ", ".join(f"{batch_id} ({state})" for batch_id, state in batches.items())
+    console.print(
+        f"[bold]Submitted.[/] {summary['trials_ok']} trials ok, {summary['trials_failed']} "
+        f"failed, {summary.get('trials_pending', 0)} waiting on {len(batches)} open "
+        f"batch{'es' if len(batches) != 1 else ''}: {states}",
+        soft_wrap=True,
+    )
+    again = ["fairpanel run", *([str(experiment)] if experiment else [])]
+    again += [*(["--out", str(out)] if out else []), "--detach"]
+    console.print(f"Go on later:  [bold]{' '.join(again)}[/]  (without --detach: wait to the end)")
+    console.print(f"Check:        [bold]fairpanel status {run_dir}[/]")
 
 
 def report_command(

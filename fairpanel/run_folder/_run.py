@@ -74,9 +74,12 @@ async def run_async(
     progress: ProgressHook | None = None,
     warn: Callable[[str], None] | None = None,
     max_failures: int | None = None,
+    detach: bool = False,
 ) -> RunOutcome:
     """``run`` for callers already inside an event loop."""
     config = _config(source)
+    if detach and isinstance(config, StudyConfig):
+        raise ValueError("detach runs judge-panel experiments; a study runs attached")
     run_dir = default_run_dir(config) if out_dir is None else Path(out_dir)
     summary: RunSummary | StudySummary
     if isinstance(config, StudyConfig):
@@ -96,11 +99,12 @@ async def run_async(
             progress=progress,
             warn=warn,
             max_failures=max_failures,
+            detach=detach,
         )
     (run_dir / SUMMARY_FILE).write_text(
         json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8"
     )
-    if not report:
+    if not report or (isinstance(summary, RunSummary) and summary.pending_batches):
         return RunOutcome(run_dir, config, summary, None, None)
     study = config if isinstance(config, StudyConfig) else None
     reported = _report(RunFiles.read(run_dir), study)
@@ -116,6 +120,7 @@ def run(
     progress: ProgressHook | None = None,
     warn: Callable[[str], None] | None = None,
     max_failures: int | None = None,
+    detach: bool = False,
 ) -> RunOutcome:
     """Run an experiment or study (a file, or a config from ``load``; the built-in default
     experiment when None) into ``out_dir`` (default runs/<name>) and write the whole folder:
@@ -123,6 +128,11 @@ def run(
 
     Resumable: finished trials and calls are never repeated. A run stopped by
     ``max_failures`` still writes its folder; ``summary.stopped`` says why it stopped.
+
+    ``detach`` (an experiment in batch mode): return once every live trial waits on a batch
+    the provider has accepted, each open batch's status read once; ``summary.pending_batches``
+    lists those left open (no report is written until none is) and calling ``run`` again goes
+    on from there (docs/batch.md, "Submit and come back").
     """
     return asyncio.run(
         run_async(
@@ -133,6 +143,7 @@ def run(
             progress=progress,
             warn=warn,
             max_failures=max_failures,
+            detach=detach,
         )
     )
 

@@ -9,10 +9,6 @@ from fairpanel.judging.engine._batch_mode import (
     BatchMode,
     is_batched,
 )
-from fairpanel.judging.engine._cost import (
-    cost_by_role,
-    cost_of,
-)
 from fairpanel.judging.engine._estimate import (
     Estimate,
     batch_plan_of,
@@ -49,6 +45,7 @@ from fairpanel.judging.engine._workers import (
     ProgressHook,
     run_workers,
 )
+from fairpanel.judging.store import cost_by_role, cost_of
 
 __all__ = [
     "EXIT_RUN_FOLDER_BUSY",

@@ -7,6 +7,8 @@ callers get its ``BatchCollector``, whose model id and endpoint are the online c
 request keys, and so the call cache, are the same in both modes, and a run can switch modes
 between invocations.
 The OpenAI-format JSONL of every batch sent is kept in the run folder's ``batches/``.
+Detached (``--detach``), each dispatcher reads a batch's status once and defers the callers of
+one still running (``BatchPendingError``); ``pending`` says which batches were left open.
 """
 
 from __future__ import annotations
@@ -48,8 +50,16 @@ def is_batched(config: RunExecution, spec: ModelSpec) -> bool:
 class BatchMode:
     """The run's batch dispatchers, one per batched model; closed when the trials are done."""
 
-    def __init__(self, config: RunExecution, registry: ModelRegistry, store: Store) -> None:
+    def __init__(
+        self,
+        config: RunExecution,
+        registry: ModelRegistry,
+        store: Store,
+        *,
+        detached: bool = False,
+    ) -> None:
         self._config, self._registry, self._store = config, registry, store
+        self._detached = detached
         self._dispatchers: dict[str, BatchDispatcher] = {}
 
     async def client(self, spec: ModelSpec) -> ModelClient:
@@ -66,6 +76,7 @@ class BatchMode:
                 scope=scope,
                 settings=spec.batch,
                 files=Path(self._store.path).parent / BATCH_FOLDER,
+                detached=self._detached,
             )
             dispatcher.resume()
         return BatchCollector(dispatcher, model_id=spec.id, endpoint=endpoint_of(spec))
@@ -73,6 +84,14 @@ class BatchMode:
     @property
     def active(self) -> bool:
         return bool(self._dispatchers)
+
+    def pending(self) -> dict[str, str]:
+        """Detached: every batch left open in this invocation (provider id -> its state)."""
+        return {
+            batch_id: state
+            for dispatcher in self._dispatchers.values()
+            for batch_id, state in dispatcher.stats.pending.items()
+        }
 
     def stats(self) -> dict[str, Any]:
         """What the dispatchers did in this invocation, by model."""

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairpanel.agents import ModelSpec, Usage, find_provider
-from fairpanel.judging.engine._cost import cost_of
 from fairpanel.judging.engine._runner import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig, Price
 from fairpanel.judging.experiment._design import TrialSpec
@@ -26,6 +25,7 @@ from fairpanel.judging.protocol._prompts import (
     judge_ask,
     judge_context,
 )
+from fairpanel.judging.store import cost_of
 
 __all__ = ["Estimate", "estimate"]
 

@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
-from fairpanel.judging.engine._cost import cost_by_role
 from fairpanel.judging.engine._session import RunSession
 from fairpanel.judging.engine._workers import (
     FinishedRecord,
@@ -24,6 +23,7 @@ from fairpanel.judging.engine._workers import (
     run_workers,
 )
 from fairpanel.judging.experiment._config import Price
+from fairpanel.judging.store import cost_by_role
 
 __all__ = ["PulseHook", "RunPulse", "metered", "run_metered"]
 

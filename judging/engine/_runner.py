@@ -5,20 +5,23 @@ model call is answered from the store when it was made before, so running the sa
 again costs nothing and a killed run finishes only what is left. With ``responses_from`` the
 responder is never called: the earlier run's responses are copied into the store first and
 every trial reads its candidates from there.
+
+Detached (``detach=True``), a trial whose call waits on a batch still running is deferred: it
+is not stored (neither ok nor failed) and counts as pending; the next invocation replays it
+from the cache up to that call, which the resumed batch then answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairpanel.agents import (
-    ModelCallError,
-)
+from fairpanel.agents import BATCH_PENDING, ModelCallError
 from fairpanel.judging.engine._batch_mode import BatchMode
 from fairpanel.judging.engine._failures import (
     failure_reason,
@@ -62,6 +65,10 @@ class RunSummary(RunTotals):
     trials_ok: int
     trials_failed: int
     trials_run: int
+    trials_pending: int = 0
+    """Trials neither ok nor failed: deferred by a detached run, or never started."""
+    pending_batches: dict[str, str] = field(default_factory=dict)
+    """A detached run's batches left open: provider id -> state at its one status read."""
     panels: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per panel of an experiment that compares panels (``panel_summaries``); empty for one."""
     batches: dict[str, int] = field(default_factory=dict)
@@ -69,7 +76,9 @@ class RunSummary(RunTotals):
 
     def as_dict(self) -> dict[str, Any]:
         data = super().as_dict()
-        for optional in ("panels", "batches"):  # after the totals, and only when there are any
+        if not data["trials_pending"]:
+            del data["trials_pending"]
+        for optional in ("pending_batches", "panels", "batches"):  # after the totals, if any
             value = data.pop(optional)
             if value:
                 data[optional] = value
@@ -96,6 +105,9 @@ def design_of(config: ExperimentConfig) -> Design:
     personas = {p.name: p for p in load_judge_personas(personas_path)}
     return Design(config=config, scenarios=scenarios, identities=identities, personas=personas)
 
+
+_DEFERRED = "deferred"
+"""A detached run's trial that waits on an open batch: not stored, run again next time."""
 
 _PACKAGES = ("fairpanel", "autogen-agentchat", "autogen-ext", "openai", "xllamacpp", "pydantic")
 
@@ -150,11 +162,12 @@ async def run_experiment(
     progress: ProgressHook | None = None,
     warn: Callable[[str], None] | None = None,
     max_failures: int | None = None,
+    detach: bool = False,
 ) -> RunSummary:
     """Run every pending trial of ``config`` into ``out_dir`` (its store and provenance files).
 
     The run folder's summary, results and report are written by ``fairpanel.run``, which calls
-    this; here only the trials are run and counted.
+    this; here only the trials are run and counted. ``detach``: see the module docstring.
     """
     started = time.perf_counter()
     design = design_of(config)
@@ -182,8 +195,15 @@ async def run_experiment(
             if spec.panel is not None:
                 pending_by_panel[spec.panel] = pending_by_panel.get(spec.panel, 0) + is_pending
         pending = (spec for spec in design.trials() if spec.key() not in finished)
-        outcome = await _run_pending(
-            design, pending, pending_count, session, progress, pending_by_panel, max_failures
+        outcome, pending_batches = await _run_pending(
+            design,
+            pending,
+            pending_count,
+            session,
+            progress,
+            pending_by_panel,
+            max_failures,
+            detach,
         )
         # A design problem only the responses reveal: the same answer written twice.
         report_similar_responses(store, session.warnings, warn)
@@ -210,6 +230,8 @@ async def run_experiment(
             trials_ok=counts["ok"],
             trials_failed=counts["failed"],
             trials_run=outcome.run,
+            trials_pending=counts.get("pending", 0),
+            pending_batches=pending_batches,
             panels=panel_summaries(
                 [name for name, _ in config.panel_items()] if config.multi_panel else [],
                 panel_counts,
@@ -243,18 +265,20 @@ async def _run_pending(
     progress: ProgressHook | None,
     pending_by_panel: dict[str, int],
     max_failures: int | None,
-) -> WorkOutcome:
+    detach: bool,
+) -> tuple[WorkOutcome, dict[str, str]]:
     """Run pending trials with ``concurrency`` workers pulling from the lazy design.
 
     Responses are written the first time a trial needs its scenario (or read from the store,
     where ``responses_from`` put them). With ``max_failures`` the run stops taking new trials
-    once that many have failed in this invocation.
+    once that many have failed in this invocation. Returns the batches a detached run left
+    open beside the outcome (whose ``run`` leaves out the deferred trials).
     """
     config = design.config
     if pending_count == 0:
-        return WorkOutcome()
+        return WorkOutcome(), {}
     registry, caller, store = session.registry, session.caller, session.store
-    batch_mode = BatchMode(config, registry, store)
+    batch_mode = BatchMode(config, registry, store, detached=detach)
     responder = None
     if config.responses_from is None:
         responder = await batch_mode.client(config.responder_spec)
@@ -284,6 +308,12 @@ async def _run_pending(
         return responses[scenario_id]
 
     async def trial(spec: TrialSpec) -> TrialRecord:
+        record = await attempt(spec)
+        if detach and record.status == "failed" and BATCH_PENDING in (record.error or ""):
+            return dataclasses.replace(record, status=_DEFERRED)
+        return record
+
+    async def attempt(spec: TrialSpec) -> TrialRecord:
         task = scenarios[spec.scenario_id].prompt
         try:
             responses_shown = await manipulated_responses(
@@ -302,9 +332,19 @@ async def _run_pending(
             caller=caller,
         )
 
+    stored = _saver(store, progress, pending_by_panel)
+    deferred = 0
+
+    def save(record: TrialRecord) -> None:
+        nonlocal deferred
+        if record.status == _DEFERRED:
+            deferred += 1
+        else:
+            stored(record)
+
     try:
         # Batched: every pending trial at once, so each round of all of them is one batch.
-        return await run_metered(
+        outcome = await run_metered(
             pending,
             pending_count,
             session,
@@ -312,12 +352,14 @@ async def _run_pending(
             unit="trials",
             concurrency=pending_count if batch_mode.active else config.concurrency,
             work=trial,
-            save=_saver(store, progress, pending_by_panel),
+            save=save,
             progress=progress,
             max_failures=max_failures,
         )
     finally:
         await batch_mode.aclose()
+    outcome.run -= deferred
+    return outcome, batch_mode.pending()
 
 
 def _saver(

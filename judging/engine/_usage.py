@@ -13,9 +13,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from fairpanel.agents import CachingCaller, Usage
-from fairpanel.judging.engine._cost import cost_by_role
 from fairpanel.judging.experiment._config import Price
-from fairpanel.judging.store import Store
+from fairpanel.judging.store import Store, cost_by_role
 
 __all__ = ["RunTotals", "cached_share", "run_totals", "usage_by_role"]
 

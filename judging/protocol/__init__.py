@@ -1,5 +1,10 @@
 """The judging protocol: prompts, what judges answer, fences around untrusted text, one trial."""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from fairpanel.judging.protocol._fencing import FENCE_TAGS, defuse
 from fairpanel.judging.protocol._judgment import (
     METRICS,
@@ -18,7 +23,9 @@ from fairpanel.judging.protocol._prompts import (
     rewrite_messages,
 )
 from fairpanel.judging.protocol._records import TrialRecord, TurnRecord
-from fairpanel.judging.protocol._trial import consensus_of, run_trial
+
+if TYPE_CHECKING:
+    from fairpanel.judging.protocol._trial import consensus_of, run_trial
 
 __all__ = [
     "FENCE_TAGS",
@@ -40,3 +47,11 @@ __all__ = [
     "rewrite_messages",
     "run_trial",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A trial's runner, loaded on first use: it brings in the AutoGen panel, which reading a
+    stored run (``_records``, the store) does not need."""
+    if name in ("consensus_of", "run_trial"):
+        return getattr(importlib.import_module("fairpanel.judging.protocol._trial"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

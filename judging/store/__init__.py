@@ -3,34 +3,17 @@
 The store (calls, responses, trials, turns, batches, study items; schema and migrations), the
 frames the analysis reads (``load_frames``, each unit counted once), the manipulated and injected
 twins' frames, transcripts, the flat export, what the servers said they ran, and the run folder's
-JSON files (provenance, summary), read once by ``RunFiles`` for every step of a report. The
-report and the viewer import this and never the engine (the run side).
+JSON files (provenance, summary), read once by ``RunFiles`` for every step of a report, and what
+the stored calls cost (``cost_by_role``). The report, the viewer and ``fairpanel status`` import
+this and never the engine (the run side), nor AutoGen.
 """
 
-from fairpanel.judging.store._export import (
-    EXPORT_COLUMNS,
-    ExportColumn,
-    ExportFormat,
-    export_frame,
-    read_export,
-    write_export,
-)
-from fairpanel.judging.store._frames import (
-    CONSENSUS_FRAME_COLUMNS,
-    SCORE_FRAME_COLUMNS,
-    TURN_FRAME_COLUMNS,
-    VERDICT_FRAME_COLUMNS,
-    RunFrames,
-    duplicate_trials_of,
-    load_frames,
-)
-from fairpanel.judging.store._injection_frame import (
-    injection_robustness,
-)
-from fairpanel.judging.store._manipulation_frame import (
-    MANIPULATION_FRAME_COLUMNS,
-    manipulation_frame,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from fairpanel.judging.store._cost import cost_by_role, cost_of
 from fairpanel.judging.store._provenance import (
     MANIFEST_FILE,
     RESOLVED_CONFIG_FILE,
@@ -48,19 +31,13 @@ from fairpanel.judging.store._run_files import (
     RunFiles,
     read_run_json,
 )
+from fairpanel.judging.store._run_status import EXIT_PENDING, BatchView, RunStatus, run_status
 from fairpanel.judging.store._served import (
     ServedModel,
     ServedValue,
     record_served,
     served_model_changes,
     served_models,
-)
-from fairpanel.judging.store._similar_responses import (
-    NEAR_IDENTICAL_RATIO,
-    SimilarResponses,
-    report_similar_responses,
-    response_warnings,
-    similar_responses,
 )
 from fairpanel.judging.store._store import (
     STORE_FILE,
@@ -81,8 +58,42 @@ from fairpanel.judging.store._turn_pack import (
     packed_numbers,
 )
 
+if TYPE_CHECKING:
+    from fairpanel.judging.store._export import (
+        EXPORT_COLUMNS,
+        ExportColumn,
+        ExportFormat,
+        export_frame,
+        read_export,
+        write_export,
+    )
+    from fairpanel.judging.store._frames import (
+        CONSENSUS_FRAME_COLUMNS,
+        SCORE_FRAME_COLUMNS,
+        TURN_FRAME_COLUMNS,
+        VERDICT_FRAME_COLUMNS,
+        RunFrames,
+        duplicate_trials_of,
+        load_frames,
+    )
+    from fairpanel.judging.store._injection_frame import (
+        injection_robustness,
+    )
+    from fairpanel.judging.store._manipulation_frame import (
+        MANIPULATION_FRAME_COLUMNS,
+        manipulation_frame,
+    )
+    from fairpanel.judging.store._similar_responses import (
+        NEAR_IDENTICAL_RATIO,
+        SimilarResponses,
+        report_similar_responses,
+        response_warnings,
+        similar_responses,
+    )
+
 __all__ = [
     "CONSENSUS_FRAME_COLUMNS",
+    "EXIT_PENDING",
     "EXPORT_COLUMNS",
     "MANIFEST_FILE",
     "MANIPULATION_FRAME_COLUMNS",
@@ -96,17 +107,21 @@ __all__ = [
     "TURN_FRAME_COLUMNS",
     "VERDICT_FRAME_COLUMNS",
     "BadRunFolderError",
+    "BatchView",
     "ExportColumn",
     "ExportFormat",
     "ReplicaRecords",
     "RunFiles",
     "RunFrames",
+    "RunStatus",
     "ServedModel",
     "ServedValue",
     "SimilarResponses",
     "Store",
     "StudyItemRecord",
     "TranscriptColumns",
+    "cost_by_role",
+    "cost_of",
     "duplicate_trials_of",
     "environment",
     "export_frame",
@@ -123,6 +138,7 @@ __all__ = [
     "record_served",
     "report_similar_responses",
     "response_warnings",
+    "run_status",
     "served_model_changes",
     "served_models",
     "similar_responses",
@@ -130,3 +146,36 @@ __all__ = [
     "write_export",
     "write_provenance",
 ]
+
+_FRAMES: dict[str, str] = {
+    "EXPORT_COLUMNS": "_export",
+    "ExportColumn": "_export",
+    "ExportFormat": "_export",
+    "export_frame": "_export",
+    "read_export": "_export",
+    "write_export": "_export",
+    "CONSENSUS_FRAME_COLUMNS": "_frames",
+    "SCORE_FRAME_COLUMNS": "_frames",
+    "TURN_FRAME_COLUMNS": "_frames",
+    "VERDICT_FRAME_COLUMNS": "_frames",
+    "RunFrames": "_frames",
+    "duplicate_trials_of": "_frames",
+    "load_frames": "_frames",
+    "injection_robustness": "_injection_frame",
+    "MANIPULATION_FRAME_COLUMNS": "_manipulation_frame",
+    "manipulation_frame": "_manipulation_frame",
+    "NEAR_IDENTICAL_RATIO": "_similar_responses",
+    "SimilarResponses": "_similar_responses",
+    "report_similar_responses": "_similar_responses",
+    "response_warnings": "_similar_responses",
+    "similar_responses": "_similar_responses",
+}
+"""Names loaded on first use, from the module that defines them: they bring in pandas and the
+analysis, which opening a store, its costs or ``run_status`` (``fairpanel status``) do not need."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FRAMES:
+        module = importlib.import_module(f"fairpanel.judging.store.{_FRAMES[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

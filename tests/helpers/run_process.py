@@ -17,11 +17,13 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 _CONTEXT = multiprocessing.get_context("forkserver")
-# fairpanel.judging loads its subpackages on first use, so the ones the children use are named.
+# fairpanel.judging loads its subpackages on first use, and the store its frames (pandas, the
+# analysis), so the ones the children use are named.
 _CONTEXT.set_forkserver_preload(
     [
         "fairpanel.judging.engine",
         "fairpanel.judging.store",
+        "fairpanel.judging.store._frames",
         "fairpanel.judging.protocol",
         "run_process",
     ]
