@@ -15,7 +15,7 @@ from typing import Any
 
 from fairpanel.agents import Usage, find_provider
 from fairpanel.judging.engine._cost import cost_of
-from fairpanel.judging.engine._runner import design_of
+from fairpanel.judging.engine._design import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._prompts import (

@@ -7,74 +7,81 @@ JSON files (provenance, summary), read once by ``RunFiles`` for every step of a 
 report and the viewer import this and never the engine (the run side).
 """
 
-from fairpanel.judging.store._export import (
-    EXPORT_COLUMNS,
-    ExportColumn,
-    ExportFormat,
-    export_frame,
-    read_export,
-    write_export,
-)
-from fairpanel.judging.store._frames import (
-    CONSENSUS_FRAME_COLUMNS,
-    SCORE_FRAME_COLUMNS,
-    TURN_FRAME_COLUMNS,
-    VERDICT_FRAME_COLUMNS,
-    RunFrames,
-    duplicate_trials_of,
-    load_frames,
-)
-from fairpanel.judging.store._injection_frame import (
-    injection_robustness,
-)
-from fairpanel.judging.store._manipulation_frame import (
-    MANIPULATION_FRAME_COLUMNS,
-    manipulation_frame,
-)
-from fairpanel.judging.store._provenance import (
-    MANIFEST_FILE,
-    RESOLVED_CONFIG_FILE,
-    environment,
-    write_provenance,
-)
-from fairpanel.judging.store._run_files import (
-    SUMMARY_FILE,
-    BadRunFolderError,
-    RunFiles,
-    read_run_json,
-)
-from fairpanel.judging.store._served import (
-    ServedModel,
-    ServedValue,
-    record_served,
-    served_model_changes,
-    served_models,
-)
-from fairpanel.judging.store._similar_responses import (
-    NEAR_IDENTICAL_RATIO,
-    SimilarResponses,
-    report_similar_responses,
-    response_warnings,
-    similar_responses,
-)
-from fairpanel.judging.store._store import (
-    STORE_FILE,
-    STORE_SCHEMA_VERSION,
-    Store,
-    StudyItemRecord,
-)
-from fairpanel.judging.store._transcripts import (
-    TranscriptColumns,
-    read_transcripts,
-)
-from fairpanel.judging.store._trial_pack import (
-    trial_design,
-)
-from fairpanel.judging.store._turn_pack import (
-    name_id,
-    packed_codes,
-    packed_numbers,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store._export import (
+        EXPORT_COLUMNS,
+        ExportColumn,
+        ExportFormat,
+        export_frame,
+        read_export,
+        write_export,
+    )
+    from fairpanel.judging.store._frames import (
+        CONSENSUS_FRAME_COLUMNS,
+        SCORE_FRAME_COLUMNS,
+        TURN_FRAME_COLUMNS,
+        VERDICT_FRAME_COLUMNS,
+        RunFrames,
+        duplicate_trials_of,
+        load_frames,
+    )
+    from fairpanel.judging.store._injection_frame import (
+        injection_robustness,
+    )
+    from fairpanel.judging.store._manipulation_frame import (
+        MANIPULATION_FRAME_COLUMNS,
+        manipulation_frame,
+    )
+    from fairpanel.judging.store._provenance import (
+        MANIFEST_FILE,
+        RESOLVED_CONFIG_FILE,
+        environment,
+        write_provenance,
+    )
+    from fairpanel.judging.store._run_files import (
+        SUMMARY_FILE,
+        BadRunFolderError,
+        RunFiles,
+        read_run_json,
+    )
+    from fairpanel.judging.store._served import (
+        ServedModel,
+        ServedValue,
+        record_served,
+        served_model_changes,
+        served_models,
+    )
+    from fairpanel.judging.store._similar_responses import (
+        NEAR_IDENTICAL_RATIO,
+        SimilarResponses,
+        report_similar_responses,
+        response_warnings,
+        similar_responses,
+    )
+    from fairpanel.judging.store._store import (
+        STORE_FILE,
+        STORE_SCHEMA_VERSION,
+        Store,
+        StudyItemRecord,
+    )
+    from fairpanel.judging.store._transcripts import (
+        TranscriptColumns,
+        read_transcripts,
+    )
+    from fairpanel.judging.store._trial_pack import (
+        trial_design,
+    )
+    from fairpanel.judging.store._turn_pack import (
+        name_id,
+        packed_codes,
+        packed_numbers,
+    )
+
 
 __all__ = [
     "CONSENSUS_FRAME_COLUMNS",
@@ -122,3 +129,117 @@ __all__ = [
     "write_export",
     "write_provenance",
 ]
+
+_HOME: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "EXPORT_COLUMNS",
+            "ExportColumn",
+            "ExportFormat",
+            "export_frame",
+            "read_export",
+            "write_export",
+        ),
+        "fairpanel.judging.store._export",
+    ),
+    **dict.fromkeys(
+        (
+            "CONSENSUS_FRAME_COLUMNS",
+            "SCORE_FRAME_COLUMNS",
+            "TURN_FRAME_COLUMNS",
+            "VERDICT_FRAME_COLUMNS",
+            "RunFrames",
+            "duplicate_trials_of",
+            "load_frames",
+        ),
+        "fairpanel.judging.store._frames",
+    ),
+    **dict.fromkeys(
+        ("injection_robustness",),
+        "fairpanel.judging.store._injection_frame",
+    ),
+    **dict.fromkeys(
+        (
+            "MANIPULATION_FRAME_COLUMNS",
+            "manipulation_frame",
+        ),
+        "fairpanel.judging.store._manipulation_frame",
+    ),
+    **dict.fromkeys(
+        (
+            "MANIFEST_FILE",
+            "RESOLVED_CONFIG_FILE",
+            "environment",
+            "write_provenance",
+        ),
+        "fairpanel.judging.store._provenance",
+    ),
+    **dict.fromkeys(
+        (
+            "SUMMARY_FILE",
+            "BadRunFolderError",
+            "RunFiles",
+            "read_run_json",
+        ),
+        "fairpanel.judging.store._run_files",
+    ),
+    **dict.fromkeys(
+        (
+            "ServedModel",
+            "ServedValue",
+            "record_served",
+            "served_model_changes",
+            "served_models",
+        ),
+        "fairpanel.judging.store._served",
+    ),
+    **dict.fromkeys(
+        (
+            "NEAR_IDENTICAL_RATIO",
+            "SimilarResponses",
+            "report_similar_responses",
+            "response_warnings",
+            "similar_responses",
+        ),
+        "fairpanel.judging.store._similar_responses",
+    ),
+    **dict.fromkeys(
+        (
+            "STORE_FILE",
+            "STORE_SCHEMA_VERSION",
+            "Store",
+            "StudyItemRecord",
+        ),
+        "fairpanel.judging.store._store",
+    ),
+    **dict.fromkeys(
+        (
+            "TranscriptColumns",
+            "read_transcripts",
+        ),
+        "fairpanel.judging.store._transcripts",
+    ),
+    **dict.fromkeys(
+        ("trial_design",),
+        "fairpanel.judging.store._trial_pack",
+    ),
+    **dict.fromkeys(
+        (
+            "name_id",
+            "packed_codes",
+            "packed_numbers",
+        ),
+        "fairpanel.judging.store._turn_pack",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
