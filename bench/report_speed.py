@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python bench/report_speed.py RUN_DIR [LARGE_RUN_DIR] [--repeats 3]
 
-Prints the median wall time over repeats (after one warm-up) of `fairpanel report RUN_DIR`
+Prints the median wall and CPU time over repeats (after one warm-up) of `fairpanel report RUN_DIR`
 (results.json, the terminal answer and report.html, imports included), of `fairpanel --help`
 and of `fairpanel estimate` on the built-in example, and the machine's load average, so two
 versions of the code can be compared on the same folder side by side. Goals (issue 31): a
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,17 +36,25 @@ PACKAGES = (
 )
 
 
-def _seconds(args: list[str]) -> float:
+def _seconds(args: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of ``fairpanel ARGS`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "fairpanel", *args], check=True, capture_output=True, cwd=ROOT
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def _median(args: list[str], repeats: int) -> float:
+def _median(args: list[str], repeats: int) -> tuple[float, float]:
     _seconds(args)  # warm-up: the page cache, not imports (each run is a fresh process)
-    return statistics.median(_seconds(args) for _ in range(repeats))
+    timings = [_seconds(args) for _ in range(repeats)]
+    return (
+        statistics.median(wall for wall, _ in timings),
+        statistics.median(cpu for _, cpu in timings),
+    )
 
 
 def main() -> None:
@@ -69,7 +78,8 @@ def main() -> None:
         rows.append((f"fairpanel report {args.large_run_dir}", ["report", str(args.large_run_dir)]))
     for label, command in rows:
         repeats = 1 if command[-1] == str(args.large_run_dir) else args.repeats
-        print(f"{label}: {_median(command, repeats):.2f} s wall (median of {repeats})")
+        wall, cpu = _median(command, repeats)
+        print(f"{label}: {wall:.2f} s wall, {cpu:.2f} s CPU (medians of {repeats})")
     print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")
 
 
