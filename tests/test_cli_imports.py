@@ -81,6 +81,15 @@ def test_report_loads_neither_autogen_nor_the_run_side(tmp_path: Path) -> None:
     assert not loaded & set(RUN_SIDE)
 
 
+def test_estimate_loads_neither_autogen_nor_the_run_side(tmp_path: Path) -> None:
+    config = tmp_path / "experiment.yaml"
+    config.write_text(EXPERIMENT, encoding="utf-8")
+    loaded = _loaded("estimate", str(config))
+    assert "fairpanel.judging.engine._estimate" in loaded
+    assert not _tops(loaded, AUTOGEN)
+    assert not loaded & set(RUN_SIDE)
+
+
 def test_top_level_help_loads_no_command_module_or_library() -> None:
     loaded = _loaded("--help")
     commands = {module for module, _ in [*_COMMANDS.values(), *_GROUPS.values()]}
