@@ -7,143 +7,150 @@ dataclasses with ``to_dict()``; ``analyze_arm`` assembles them into the typed bl
 results.json (``RunResults``), which the report and the terminal tables read.
 """
 
-from fairpanel.analysis._frames import (
-    CATEGORY,
-    IDENTITY,
-    METRIC,
-    METRICS,
-    OVERALL,
-    PROTOCOLS,
-    ROUND_KINDS,
-    SCORE,
-    SCORE_COLUMNS,
-    TURN_COLUMNS,
-    VERDICT_COLUMNS,
-)
-from fairpanel.analysis._statistics import (
-    ReportPart,
-    design_parts,
-    verdict_statistics,
-)
-from fairpanel.analysis._summary import (
-    analyze,
-    analyze_arm,
-    arm_parts,
-    arm_results,
-)
-from fairpanel.analysis.calibration import (
-    TARGET_POWER,
-    VarianceComponents,
-    calibration_tables,
-    contrast_components,
-    identity_test_outcomes,
-    panel_calibration_tables,
-    panel_test_outcomes,
-)
-from fairpanel.analysis.judges import (
-    FailureRate,
-    agreement,
-    conformity,
-    debate_shift,
-    failure_rates,
-    failure_rates_by_identity,
-    krippendorff_alpha,
-)
-from fairpanel.analysis.malibu import (
-    MIN_INTERVAL_N,
-    ChiSquareResult,
-    ScoreDifferenceMatrix,
-    WinRate,
-    baseline_scores,
-    bradley_terry,
-    chi_square_tests,
-    mean_interval,
-    mean_scores,
-    no_preference_level,
-    score_difference_matrix,
-    win_rates,
-)
-from fairpanel.analysis.manipulations import (
-    INJECTION_COLUMNS,
-    MANIPULATION_COLUMNS,
-    InjectionShift,
-    bias_profile,
-    injection_shifts,
-    moved_by_injection,
-    self_preference,
-)
-from fairpanel.analysis.panels import (
-    SORT_COLUMNS,
-    RunInputs,
-    compare_paired,
-    compare_runs,
-    design_differences,
-    leaderboard_row,
-    panel_differences,
-    panel_ranks,
-    ranked_rows,
-    sort_block,
-)
-from fairpanel.analysis.results import (
-    AgreementRow,
-    ArmResults,
-    BiasProfileRow,
-    BradleyTerryAbility,
-    BradleyTerryFit,
-    BradleyTerryTerm,
-    ChiSquareRow,
-    ConformityRow,
-    ControlFalsePositives,
-    DebateBlock,
-    DebateShiftRow,
-    DesignBlock,
-    EffectRow,
-    FailureByIdentityRow,
-    FailureRow,
-    FamilyRow,
-    HeadlineBlock,
-    InjectionShiftRow,
-    LabelSwapTests,
-    MeanScoreRow,
-    MeanScoresBlock,
-    PairBlock,
-    PanelComparison,
-    PanelComparisonBlock,
-    PanelDifferenceRow,
-    PositionBiasBlock,
-    RankInterval,
-    RunResults,
-    ScoreDifferenceBlock,
-    SelfPreferenceRow,
-    SingleBlock,
-    WinRateRow,
-    panel_summary,
-)
-from fairpanel.analysis.tools import (
-    DEFAULT_BOOTSTRAP,
-    MIN_BASES,
-    ClusterTest,
-    bonferroni,
-    cluster_mean_test,
-    wilson_interval,
-)
-from fairpanel.analysis.verdict import (
-    Effect,
-    Family,
-    cohen_h,
-    control_false_positives,
-    correct_effects,
-    headline,
-    label_swaps,
-    order_consistency,
-    pair_outcomes,
-    pair_verdict_effects,
-    paired_differences,
-    position_bias,
-    same_label_swap_tests,
-    single_score_effects,
-    treatment_interactions,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairpanel.analysis._frames import (
+        CATEGORY,
+        IDENTITY,
+        METRIC,
+        METRICS,
+        OVERALL,
+        PROTOCOLS,
+        ROUND_KINDS,
+        SCORE,
+        SCORE_COLUMNS,
+        TURN_COLUMNS,
+        VERDICT_COLUMNS,
+    )
+    from fairpanel.analysis._statistics import (
+        ReportPart,
+        design_parts,
+        verdict_statistics,
+    )
+    from fairpanel.analysis._summary import (
+        analyze,
+        analyze_arm,
+        arm_parts,
+        arm_results,
+    )
+    from fairpanel.analysis.calibration import (
+        TARGET_POWER,
+        VarianceComponents,
+        calibration_tables,
+        contrast_components,
+        identity_test_outcomes,
+        panel_calibration_tables,
+        panel_test_outcomes,
+    )
+    from fairpanel.analysis.judges import (
+        FailureRate,
+        agreement,
+        conformity,
+        debate_shift,
+        failure_rates,
+        failure_rates_by_identity,
+        krippendorff_alpha,
+    )
+    from fairpanel.analysis.malibu import (
+        MIN_INTERVAL_N,
+        ChiSquareResult,
+        ScoreDifferenceMatrix,
+        WinRate,
+        baseline_scores,
+        bradley_terry,
+        chi_square_tests,
+        mean_interval,
+        mean_scores,
+        no_preference_level,
+        score_difference_matrix,
+        win_rates,
+    )
+    from fairpanel.analysis.manipulations import (
+        INJECTION_COLUMNS,
+        MANIPULATION_COLUMNS,
+        InjectionShift,
+        bias_profile,
+        injection_shifts,
+        moved_by_injection,
+        self_preference,
+    )
+    from fairpanel.analysis.panels import (
+        SORT_COLUMNS,
+        RunInputs,
+        compare_paired,
+        compare_runs,
+        design_differences,
+        leaderboard_row,
+        panel_differences,
+        panel_ranks,
+        ranked_rows,
+        sort_block,
+    )
+    from fairpanel.analysis.results import (
+        AgreementRow,
+        ArmResults,
+        BiasProfileRow,
+        BradleyTerryAbility,
+        BradleyTerryFit,
+        BradleyTerryTerm,
+        ChiSquareRow,
+        ConformityRow,
+        ControlFalsePositives,
+        DebateBlock,
+        DebateShiftRow,
+        DesignBlock,
+        EffectRow,
+        FailureByIdentityRow,
+        FailureRow,
+        FamilyRow,
+        HeadlineBlock,
+        InjectionShiftRow,
+        LabelSwapTests,
+        MeanScoreRow,
+        MeanScoresBlock,
+        PairBlock,
+        PanelComparison,
+        PanelComparisonBlock,
+        PanelDifferenceRow,
+        PositionBiasBlock,
+        RankInterval,
+        RunResults,
+        ScoreDifferenceBlock,
+        SelfPreferenceRow,
+        SingleBlock,
+        WinRateRow,
+        panel_summary,
+    )
+    from fairpanel.analysis.tools import (
+        DEFAULT_BOOTSTRAP,
+        MIN_BASES,
+        ClusterTest,
+        bonferroni,
+        cluster_mean_test,
+        wilson_interval,
+    )
+    from fairpanel.analysis.verdict import (
+        Effect,
+        Family,
+        cohen_h,
+        control_false_positives,
+        correct_effects,
+        headline,
+        label_swaps,
+        order_consistency,
+        pair_outcomes,
+        pair_verdict_effects,
+        paired_differences,
+        position_bias,
+        same_label_swap_tests,
+        single_score_effects,
+        treatment_interactions,
+    )
+
 
 __all__ = [
     "CATEGORY",
@@ -262,3 +269,67 @@ __all__ = [
     "wilson_interval",
     "win_rates",
 ]
+
+_EXPORTS: dict[str, str] = {
+    "fairpanel.analysis._frames": (
+        "CATEGORY IDENTITY METRIC METRICS OVERALL PROTOCOLS ROUND_KINDS SCORE "
+        "SCORE_COLUMNS TURN_COLUMNS VERDICT_COLUMNS"
+    ),
+    "fairpanel.analysis._statistics": "ReportPart design_parts verdict_statistics",
+    "fairpanel.analysis._summary": "analyze analyze_arm arm_parts arm_results",
+    "fairpanel.analysis.calibration": (
+        "TARGET_POWER VarianceComponents calibration_tables contrast_components "
+        "identity_test_outcomes panel_calibration_tables panel_test_outcomes"
+    ),
+    "fairpanel.analysis.judges": (
+        "FailureRate agreement conformity debate_shift failure_rates "
+        "failure_rates_by_identity krippendorff_alpha"
+    ),
+    "fairpanel.analysis.malibu": (
+        "MIN_INTERVAL_N ChiSquareResult ScoreDifferenceMatrix WinRate baseline_scores "
+        "bradley_terry chi_square_tests mean_interval mean_scores no_preference_level "
+        "score_difference_matrix win_rates"
+    ),
+    "fairpanel.analysis.manipulations": (
+        "INJECTION_COLUMNS MANIPULATION_COLUMNS InjectionShift bias_profile "
+        "injection_shifts moved_by_injection self_preference"
+    ),
+    "fairpanel.analysis.panels": (
+        "SORT_COLUMNS RunInputs compare_paired compare_runs design_differences "
+        "leaderboard_row panel_differences panel_ranks ranked_rows sort_block"
+    ),
+    "fairpanel.analysis.results": (
+        "AgreementRow ArmResults BiasProfileRow BradleyTerryAbility BradleyTerryFit "
+        "BradleyTerryTerm ChiSquareRow ConformityRow ControlFalsePositives DebateBlock "
+        "DebateShiftRow DesignBlock EffectRow FailureByIdentityRow FailureRow FamilyRow "
+        "HeadlineBlock InjectionShiftRow LabelSwapTests MeanScoreRow MeanScoresBlock "
+        "PairBlock PanelComparison PanelComparisonBlock PanelDifferenceRow "
+        "PositionBiasBlock RankInterval RunResults ScoreDifferenceBlock SelfPreferenceRow "
+        "SingleBlock WinRateRow panel_summary"
+    ),
+    "fairpanel.analysis.tools": (
+        "DEFAULT_BOOTSTRAP MIN_BASES ClusterTest bonferroni cluster_mean_test wilson_interval"
+    ),
+    "fairpanel.analysis.verdict": (
+        "Effect Family cohen_h control_false_positives correct_effects headline "
+        "label_swaps order_consistency pair_outcomes pair_verdict_effects "
+        "paired_differences position_bias same_label_swap_tests single_score_effects "
+        "treatment_interactions"
+    ),
+}
+"""Module: the names it exports, space-separated."""
+
+_HOME: dict[str, str] = {
+    name: module for module, names in _EXPORTS.items() for name in names.split()
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))

@@ -8,64 +8,71 @@ profile's reading (``profile_panels``, ``profile_state``, ``profile_estimate``) 
 terminal, which shows the same rows.
 """
 
-from fairpanel.report._bias_profile import (
-    ProfilePanel,
-    ProfileState,
-    profile_estimate,
-    profile_interval,
-    profile_panels,
-    profile_state,
-)
-from fairpanel.report._compare_page import (
-    COLUMNS,
-    RANK_COLUMN,
-    compare_columns,
-    leaderboard_cells,
-    render_compare_html,
-)
-from fairpanel.report._figure import (
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    PALETTE,
-    EmbeddedFigure,
-    IntervalBar,
-    colour_map,
-    embed,
-    interval_bars,
-    legend_beside,
-    light_grid,
-    new_figure,
-    percent_axis,
-    styled,
-)
-from fairpanel.report._numbers import format_p, percent, ties_note
-from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
-from fairpanel.report._run_page import ReportInputs, render_report
-from fairpanel.report._study_file import write_study_report
-from fairpanel.report._study_page import StudyReportInputs, render_study_report
-from fairpanel.report._study_sections import (
-    Block,
-    DisplayTables,
-    Section,
-    StudyPage,
-    StudyVerdict,
-    VerdictTone,
-    tables_page,
-)
-from fairpanel.report._transcripts import transcripts_page
-from fairpanel.report._transcripts_data import TranscriptSource, embed_json
-from fairpanel.report._transcripts_link import (
-    TRANSCRIPT_FILTERS,
-    TRANSCRIPTS_FILE,
-    transcripts_link,
-)
-from fairpanel.report._verdict import (
-    Headline,
-    decided_win_rates,
-    headline_of,
-    small_n_warnings,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairpanel.report._bias_profile import (
+        ProfilePanel,
+        ProfileState,
+        profile_estimate,
+        profile_interval,
+        profile_panels,
+        profile_state,
+    )
+    from fairpanel.report._compare_page import (
+        COLUMNS,
+        RANK_COLUMN,
+        compare_columns,
+        leaderboard_cells,
+        render_compare_html,
+    )
+    from fairpanel.report._figure import (
+        HIGHLIGHT,
+        INK,
+        MUTED,
+        PALETTE,
+        EmbeddedFigure,
+        IntervalBar,
+        colour_map,
+        embed,
+        interval_bars,
+        legend_beside,
+        light_grid,
+        new_figure,
+        percent_axis,
+        styled,
+    )
+    from fairpanel.report._numbers import format_p, percent, ties_note
+    from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
+    from fairpanel.report._run_page import ReportInputs, render_report
+    from fairpanel.report._study_file import write_study_report
+    from fairpanel.report._study_page import StudyReportInputs, render_study_report
+    from fairpanel.report._study_sections import (
+        Block,
+        DisplayTables,
+        Section,
+        StudyPage,
+        StudyVerdict,
+        VerdictTone,
+        tables_page,
+    )
+    from fairpanel.report._transcripts import transcripts_page
+    from fairpanel.report._transcripts_data import TranscriptSource, embed_json
+    from fairpanel.report._transcripts_link import (
+        TRANSCRIPT_FILTERS,
+        TRANSCRIPTS_FILE,
+        transcripts_link,
+    )
+    from fairpanel.report._verdict import (
+        Headline,
+        decided_win_rates,
+        headline_of,
+        small_n_warnings,
+    )
+
 
 __all__ = [
     "COLUMNS",
@@ -122,3 +129,131 @@ __all__ = [
     "write_report_html",
     "write_study_report",
 ]
+
+_HOME: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "ProfilePanel",
+            "ProfileState",
+            "profile_estimate",
+            "profile_interval",
+            "profile_panels",
+            "profile_state",
+        ),
+        "fairpanel.report._bias_profile",
+    ),
+    **dict.fromkeys(
+        (
+            "COLUMNS",
+            "RANK_COLUMN",
+            "compare_columns",
+            "leaderboard_cells",
+            "render_compare_html",
+        ),
+        "fairpanel.report._compare_page",
+    ),
+    **dict.fromkeys(
+        (
+            "HIGHLIGHT",
+            "INK",
+            "MUTED",
+            "PALETTE",
+            "EmbeddedFigure",
+            "IntervalBar",
+            "colour_map",
+            "embed",
+            "interval_bars",
+            "legend_beside",
+            "light_grid",
+            "new_figure",
+            "percent_axis",
+            "styled",
+        ),
+        "fairpanel.report._figure",
+    ),
+    **dict.fromkeys(
+        (
+            "format_p",
+            "percent",
+            "ties_note",
+        ),
+        "fairpanel.report._numbers",
+    ),
+    **dict.fromkeys(
+        (
+            "REPORT_FILE",
+            "write_report",
+            "write_report_html",
+        ),
+        "fairpanel.report._run_file",
+    ),
+    **dict.fromkeys(
+        (
+            "ReportInputs",
+            "render_report",
+        ),
+        "fairpanel.report._run_page",
+    ),
+    **dict.fromkeys(
+        ("write_study_report",),
+        "fairpanel.report._study_file",
+    ),
+    **dict.fromkeys(
+        (
+            "StudyReportInputs",
+            "render_study_report",
+        ),
+        "fairpanel.report._study_page",
+    ),
+    **dict.fromkeys(
+        (
+            "Block",
+            "DisplayTables",
+            "Section",
+            "StudyPage",
+            "StudyVerdict",
+            "VerdictTone",
+            "tables_page",
+        ),
+        "fairpanel.report._study_sections",
+    ),
+    **dict.fromkeys(
+        ("transcripts_page",),
+        "fairpanel.report._transcripts",
+    ),
+    **dict.fromkeys(
+        (
+            "TranscriptSource",
+            "embed_json",
+        ),
+        "fairpanel.report._transcripts_data",
+    ),
+    **dict.fromkeys(
+        (
+            "TRANSCRIPT_FILTERS",
+            "TRANSCRIPTS_FILE",
+            "transcripts_link",
+        ),
+        "fairpanel.report._transcripts_link",
+    ),
+    **dict.fromkeys(
+        (
+            "Headline",
+            "decided_win_rates",
+            "headline_of",
+            "small_n_warnings",
+        ),
+        "fairpanel.report._verdict",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))

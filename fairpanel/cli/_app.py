@@ -3,7 +3,9 @@
 A command's module is imported when that command runs (or its help is shown), not when the app
 starts: the modules bring in the library (pandas, scipy, matplotlib, the judging engine), and
 ``fairpanel report --help`` or ``fairpanel schema`` should not pay for what ``compare`` or
-``simulate`` need. ``fairpanel --help`` lists every command, so it loads them all.
+``simulate`` need. ``fairpanel --help`` lists every command with the first lines of its help,
+read from the modules' source (``_listed``) rather than by importing them, so it starts in the
+time typer and rich take.
 
 Help text comes from the commands' docstrings, whose lines are broken for the source; each
 paragraph is joined into one line here (``_reflowed``), so the terminal's wrapping is the only
@@ -12,8 +14,11 @@ one and no help line ends mid-sentence.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import inspect
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -80,13 +85,52 @@ def _command(name: str) -> Any:
     return _readable(typer.main.get_command(single))
 
 
+def _source_help(module: str, name: str) -> str:
+    """The help of function or Typer app ``name`` in ``module``'s source: the function's
+    docstring, or the app's ``help=`` text."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, module
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return ast.get_docstring(node, clean=False) or ""
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(target, ast.Name) and target.id == name for target in node.targets)
+            and isinstance(node.value, ast.Call)
+        ):
+            for keyword in node.value.keywords:
+                if keyword.arg == "help" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    raise LookupError(f"no help for {name} in {module}")
+
+
+def _listed(name: str) -> Any:
+    """A stand-in for command ``name`` that carries only what the top-level help lists: its
+    name and help (``_reflowed``, as the real command's)."""
+    module, attribute = _GROUPS.get(name) or _COMMANDS[name]
+    return typer.core.TyperCommand(name, help=_reflowed(_source_help(module, attribute)))
+
+
 class _LazyGroup(TyperGroup):
-    """A group that builds a command the first time it is asked for."""
+    """A group that builds a command the first time it is asked for; its own help lists the
+    commands from their source (``_listed``) and builds none."""
+
+    _listing = False
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
     def list_commands(self, ctx: Any) -> list[str]:
         return [*_COMMANDS, *_GROUPS]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self._listing and cmd_name not in self.commands and cmd_name in (*_COMMANDS, *_GROUPS):
+            return _listed(cmd_name)
         if cmd_name not in self.commands and cmd_name in (*_COMMANDS, *_GROUPS):
             self.commands[cmd_name] = _command(cmd_name)
         return self.commands.get(cmd_name)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
 from rich.progress import (
@@ -21,7 +22,9 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from fairpanel.judging.engine import RunPulse
+if TYPE_CHECKING:
+    from fairpanel.judging.engine import RunPulse
+
 
 __all__ = ["LiveProgress", "pulse_line", "run_progress"]
 

@@ -10,12 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from fairpanel.agents import (
-    LocalModelUnavailableError,
-    MissingApiKeyError,
-    ModelCallError,
-    PluginError,
-)
+from fairpanel import agents, run_folder
 from fairpanel.cli._answer import print_answer, run_answer, study_answer
 from fairpanel.cli._console import (
     EXIT_BAD_INPUT,
@@ -46,7 +41,6 @@ from fairpanel.run_folder import (
     estimate,
     load,
     report_run,
-    run,
 )
 from fairpanel.studies import StudyConfig
 
@@ -123,7 +117,7 @@ def run_command(
     run_dir = out or default_run_dir(config)
     with run_progress(console) as advance:
         try:
-            outcome = run(
+            outcome = run_folder.run(  # the run side loads only when a run starts
                 config,
                 run_dir,
                 report=not no_report,
@@ -133,12 +127,16 @@ def run_command(
                 max_failures=max_failures,
                 detach=detach,
             )
-        except (MissingApiKeyError, LocalModelUnavailableError, PluginError) as exc:
+        except (
+            agents.MissingApiKeyError,
+            agents.LocalModelUnavailableError,
+            agents.PluginError,
+        ) as exc:
             print_error(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except InputFileError as exc:  # responses_from changed since the file was loaded
             raise problems_exit(exc) from None
-        except ModelCallError as exc:
+        except agents.ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None
         except RunFolderBusyError as exc:

@@ -8,15 +8,15 @@ from typing import Any
 
 from rich.table import Table
 
-from fairpanel.judging.engine import RunSummary
-from fairpanel.studies import StudySummary
+from fairpanel import studies
+from fairpanel.judging import engine
 
 __all__ = ["plan_table", "render_study_tables", "replica_table", "summary_table"]
 
 
-def summary_table(summary: RunSummary | StudySummary) -> Table:
+def summary_table(summary: engine.RunSummary | studies.StudySummary) -> Table:
     """What a run did: units, calls, time (and tokens from the cache, cost when priced)."""
-    if isinstance(summary, StudySummary):
+    if isinstance(summary, studies.StudySummary):
         table = Table(title=f"Run summary ({summary.study})", show_header=False)
         unit = "items"
     else:
@@ -32,7 +32,7 @@ def summary_table(summary: RunSummary | StudySummary) -> Table:
         "wall_seconds",
     ):
         table.add_row(key, str(getattr(summary, key)))
-    if isinstance(summary, RunSummary):
+    if isinstance(summary, engine.RunSummary):
         table.add_row("cached_token_share", f"{summary.cached_token_share:.1%}")
     if summary.cost.get("total_usd") or summary.cost.get("unpriced_models"):
         table.add_row("cost_usd", str(summary.cost["total_usd"]))

@@ -17,34 +17,12 @@ from typing import Any
 from fairpanel.judging.engine import ProgressHook, RunSummary, run_experiment
 from fairpanel.judging.experiment import ExperimentConfig
 from fairpanel.judging.store import RunFiles
-from fairpanel.report import write_report, write_study_report
 from fairpanel.run_folder._configs import RunConfig, default_run_dir, load
-from fairpanel.run_folder._folder import SUMMARY_FILE, read_frames, require_run_folder
-from fairpanel.run_folder._panel_results import write_results
-from fairpanel.studies import (
-    StudyConfig,
-    StudySummary,
-    build_study,
-    config_from_run,
-    run_study,
-    write_study_results,
-)
+from fairpanel.run_folder._folder import SUMMARY_FILE
+from fairpanel.run_folder._report import report_files
+from fairpanel.studies import StudyConfig, StudySummary, run_study
 
-__all__ = ["Reported", "RunOutcome", "report_run", "run", "run_async"]
-
-
-@dataclass(frozen=True)
-class Reported:
-    """What ``report_run`` wrote: results.json's content and report.html."""
-
-    run_dir: Path
-    study: StudyConfig | None
-    """The study the folder holds, or None for a judge-panel run."""
-    results: dict[str, Any]
-    report_file: Path
-    files: RunFiles
-    """The folder's experiment.resolved.json, manifest.json and summary.json, as every step
-    of the report read them (once)."""
+__all__ = ["RunOutcome", "run", "run_async"]
 
 
 @dataclass(frozen=True)
@@ -107,7 +85,7 @@ async def run_async(
     if not report or (isinstance(summary, RunSummary) and summary.pending_batches):
         return RunOutcome(run_dir, config, summary, None, None)
     study = config if isinstance(config, StudyConfig) else None
-    reported = _report(RunFiles.read(run_dir), study)
+    reported = report_files(RunFiles.read(run_dir), study)
     return RunOutcome(run_dir, config, summary, reported.results, reported.report_file)
 
 
@@ -146,32 +124,3 @@ def run(
             detach=detach,
         )
     )
-
-
-def _report(files: RunFiles, study: StudyConfig | None) -> Reported:
-    """results.json and report.html of the folder whose JSON files are ``files``: every step
-    takes them from there rather than reading the files again."""
-    run_dir = files.path
-    if study is not None:
-        results = write_study_results(run_dir, study)
-        page = build_study(study).report(results)
-        written = write_study_report(run_dir, results, page, files)
-        return Reported(run_dir, study, results, written, files)
-    # Categoricals: the analysis reads but never builds text from the frames, and a large
-    # run's frames fit in memory only so (see load_frames).
-    frames = read_frames(run_dir, categorical=True)
-    results = write_results(run_dir, frames, files)
-    written = write_report(run_dir, results, frames.scores, files)
-    return Reported(run_dir, None, results, written, files)
-
-
-def report_run(run_dir: str | Path) -> Reported:
-    """Analyse a run folder's store again and rewrite its results.json and report.html.
-
-    Raises ``BadRunFolderError`` when ``run_dir`` holds no store, or one of its JSON files
-    (experiment.resolved.json, manifest.json, summary.json) cannot be read.
-    """
-    run_dir = Path(run_dir)
-    require_run_folder(run_dir)
-    files = RunFiles.read(run_dir)
-    return _report(files, config_from_run(files))

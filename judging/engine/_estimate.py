@@ -9,13 +9,14 @@ limits, when there are any.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from fairpanel.agents import ModelSpec, Usage, find_provider
-from fairpanel.judging.engine._runner import design_of
+from fairpanel.judging.engine._design import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig, Price
 from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._prompts import (
@@ -36,6 +37,32 @@ _DEFAULT_JUDGE_TOKENS = 200
 
 def _tokens(text: str) -> int:
     return max(1, len(text) // _CHARS_PER_TOKEN)
+
+
+# A design repeats few distinct prompts across many trials: each prompt's length is worked out
+# once (the prompts are pure functions of these arguments).
+@functools.cache
+def _context_tokens(
+    task: str, authors: tuple[str, ...], position: str, response_tokens: int
+) -> int:
+    placeholder = "x" * (response_tokens * _CHARS_PER_TOKEN)
+    return _tokens(judge_context(task, [(a, placeholder) for a in authors], position=position))
+
+
+@functools.cache
+def _prompt_tokens(prompt: Callable[[Any, Any], str], first: Any, second: Any) -> int:
+    return _tokens(prompt(first, second))
+
+
+@functools.cache
+def _discussion_tokens(
+    round_index: int,
+    outputs: tuple[tuple[str, int], ...],
+    answer_format: Literal["json", "text"],
+    count: int,
+) -> int:
+    summaries = [(persona, "x" * tokens * 4) for persona, tokens in outputs]
+    return _tokens(discussion_prompt(round_index, summaries, answer_format, count))
 
 
 @dataclass
@@ -69,29 +96,36 @@ class Estimate:
 
 
 class _Tally:
+    """Calls and tokens summed as plain integers: a large design adds millions of calls, and a
+    ``Usage`` per call cost most of an estimate's time."""
+
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
         self.calls_by_model: Counter[str] = Counter()
-        self.tokens: dict[str, Usage] = {}
+        self._prompt: dict[str, int] = {}
+        self._completion: dict[str, int] = {}
 
     def add(self, role: str, model: str, prompt: int, completion: int) -> None:
         self.calls[role] += 1
         self.calls_by_model[model] += 1
-        self.tokens[model] = self.tokens.get(model, Usage()) + Usage(
-            prompt_tokens=prompt, completion_tokens=completion
-        )
+        self._prompt[model] = self._prompt.get(model, 0) + prompt
+        self._completion[model] = self._completion.get(model, 0) + completion
+
+    @property
+    def tokens(self) -> dict[str, Usage]:
+        return {
+            model: Usage(prompt_tokens=prompt, completion_tokens=self._completion[model])
+            for model, prompt in self._prompt.items()
+        }
 
 
 def _trial_calls(
     spec: TrialSpec, task: str, response_tokens: int, personas: dict[str, str], tally: _Tally
 ) -> None:
     judge = f"{spec.panel} judge" if spec.panel else "judge"
-    placeholder = "x" * (response_tokens * _CHARS_PER_TOKEN)
-    context = _tokens(
-        judge_context(task, [(a, placeholder) for a in spec.authors], position=spec.label_position)
-    )
+    context = _context_tokens(task, spec.authors, spec.label_position, response_tokens)
     count = len(spec.authors)
-    ask = _tokens(judge_ask(count, spec.answer_format))
+    ask = _prompt_tokens(judge_ask, count, spec.answer_format)
     histories = {
         seat.persona: context + _tokens(personas[seat.persona]) + ask for seat in spec.seats
     }
@@ -105,11 +139,11 @@ def _trial_calls(
     for round_index in range(1, rounds + 1):
         final = round_index == rounds
         kind = "final" if final else "discussion"
-        summaries = [(seat.persona, "x" * outputs[seat.persona] * 4) for seat in spec.seats]
-        prompt = _tokens(
-            final_prompt(spec.answer_format, count)
+        summaries = tuple((seat.persona, outputs[seat.persona]) for seat in spec.seats)
+        prompt = (
+            _prompt_tokens(final_prompt, spec.answer_format, count)
             if final
-            else discussion_prompt(round_index, summaries, spec.answer_format, count)
+            else _discussion_tokens(round_index, summaries, spec.answer_format, count)
         )
         said = 0
         for seat in spec.seats:

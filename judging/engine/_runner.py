@@ -23,6 +23,7 @@ from typing import Any
 
 from fairpanel.agents import BATCH_PENDING, ModelCallError
 from fairpanel.judging.engine._batch_mode import BatchMode
+from fairpanel.judging.engine._design import Design, design_of
 from fairpanel.judging.engine._failures import (
     failure_reason,
     manipulation_refused,
@@ -45,16 +46,13 @@ from fairpanel.judging.engine._rewrites import (
 from fairpanel.judging.engine._session import ModelRole, RunSession, open_run_session
 from fairpanel.judging.engine._usage import RunTotals
 from fairpanel.judging.engine._workers import ProgressHook, WorkOutcome
-from fairpanel.judging.experiment._checks import selected_scenarios
 from fairpanel.judging.experiment._config import ExperimentConfig
-from fairpanel.judging.experiment._design import TrialSpec, iter_trials
+from fairpanel.judging.experiment._design import TrialSpec
 from fairpanel.judging.protocol._records import TrialRecord
 from fairpanel.judging.protocol._trial import run_trial
 from fairpanel.judging.store import Store, environment, report_similar_responses
-from fairpanel.personas import IdentitySet, JudgePersona, load_identities, load_judge_personas
-from fairpanel.scenarios import DerivedScenario
 
-__all__ = ["Design", "RunSummary", "design_of", "run_experiment"]
+__all__ = ["RunSummary", "run_experiment"]
 
 
 @dataclass(kw_only=True)
@@ -83,27 +81,6 @@ class RunSummary(RunTotals):
             if value:
                 data[optional] = value
         return data
-
-
-@dataclass
-class Design:
-    """What an experiment needs before any call: scenarios, identities, personas, trials."""
-
-    config: ExperimentConfig
-    scenarios: list[DerivedScenario]
-    identities: IdentitySet
-    personas: dict[str, JudgePersona]
-
-    def trials(self) -> Iterator[TrialSpec]:
-        return iter_trials(self.config, self.scenarios, self.identities)
-
-
-def design_of(config: ExperimentConfig) -> Design:
-    scenarios = selected_scenarios(config, Path.cwd())
-    identities = load_identities(Path(config.identities.file) if config.identities.file else None)
-    personas_path = Path(config.personas_file) if config.personas_file else None
-    personas = {p.name: p for p in load_judge_personas(personas_path)}
-    return Design(config=config, scenarios=scenarios, identities=identities, personas=personas)
 
 
 _DEFERRED = "deferred"

@@ -14,10 +14,8 @@ text panel as one-line summaries, not as JSON, so as not to pull it toward the o
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from functools import partial
-from statistics import fmean, median
 from typing import Any
 
 from fairpanel.agents import (
@@ -34,9 +32,9 @@ from fairpanel.agents import (
 )
 from fairpanel.judging.experiment._design import SeatSpec, TrialSpec
 from fairpanel.judging.manipulation import ManipulationInput, apply_manipulation
+from fairpanel.judging.protocol._consensus import consensus_of
 from fairpanel.judging.protocol._fencing import defuse, quoted_turn, with_injection
 from fairpanel.judging.protocol._judgment import (
-    METRICS,
     PairJudgment,
     SingleJudgment,
     output_schema,
@@ -74,50 +72,6 @@ def _summary(outcome: TurnOutcome, spec: TrialSpec) -> str:
         winner = judgment.winner if isinstance(judgment, PairJudgment) else None
         return text_summary(judgment.scores(), winner, judgment.reason)
     return json.dumps(judgment.model_dump(), separators=(", ", ": "))
-
-
-def _majority_score(values: Sequence[float]) -> float:
-    counts = Counter(values).most_common()
-    top = counts[0][1]
-    return float(median(sorted(value for value, count in counts if count == top)))
-
-
-def _median(values: Sequence[float]) -> float:
-    return float(median(values))
-
-
-_COMBINE: dict[str, Callable[[Sequence[float]], float]] = {
-    "mean": fmean,
-    "median": _median,
-    "majority": _majority_score,
-}
-
-
-def consensus_of(
-    judgments: Sequence[Judgment], judges: int, method: str = "mean"
-) -> dict[str, Any]:
-    """Combined scores per candidate and metric; majority winner for pairs."""
-    combine = _COMBINE[method]
-    scores: dict[str, dict[str, float]] = {}
-    if judgments:
-        for candidate in judgments[0].scores():
-            scores[candidate] = {
-                metric: float(combine([j.scores()[candidate][metric] for j in judgments]))
-                for metric in METRICS
-            }
-    consensus: dict[str, Any] = {
-        "method": method,
-        "scores": scores,
-        "valid_final": len(judgments),
-        "judges": judges,
-    }
-    pair_votes = [j.winner for j in judgments if isinstance(j, PairJudgment)]
-    if pair_votes:
-        ranked = Counter(pair_votes).most_common()
-        winner = ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else None
-        consensus["votes"] = dict(ranked)
-        consensus["winner"] = winner
-    return consensus
 
 
 def _moderated(judgment: Judgment, finals: int, judges: int) -> dict[str, Any]:

@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from fairpanel.agents import Message, MockBias, ModelRequest, ModelSpec, Usage, mock_reply
-from fairpanel.judging.engine._runner import Design, design_of
+from fairpanel.judging.engine._design import Design, design_of
 from fairpanel.judging.experiment._checks import selected_bases_from
 from fairpanel.judging.experiment._config import ExperimentConfig, JudgeSeat
 from fairpanel.judging.experiment._design import TrialSpec
+from fairpanel.judging.protocol._consensus import consensus_of
 from fairpanel.judging.protocol._judgment import METRICS, output_schema, parse_judgment
 from fairpanel.judging.protocol._prompts import (
     judge_ask,
@@ -36,7 +37,6 @@ from fairpanel.judging.protocol._prompts import (
     rewrite_messages,
 )
 from fairpanel.judging.protocol._records import TrialRecord, TurnRecord
-from fairpanel.judging.protocol._trial import consensus_of
 from fairpanel.judging.store import RunFrames, Store, load_frames
 
 __all__ = [

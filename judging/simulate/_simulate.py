@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from fairpanel.analysis import METRICS, OVERALL, calibration_tables, identity_test_outcomes
-from fairpanel.judging.engine._runner import design_of
+from fairpanel.judging.engine._design import design_of
 from fairpanel.judging.experiment._config import ExperimentConfig
 from fairpanel.judging.simulate._described import (
     MODERATOR_NOTE,

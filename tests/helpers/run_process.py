@@ -17,14 +17,14 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 _CONTEXT = multiprocessing.get_context("forkserver")
-# fairpanel.judging loads its subpackages on first use, and the store its frames (pandas, the
-# analysis), so the ones the children use are named.
+# The package faces load their modules on first use, so the modules a run uses are named: the
+# command, the runner (engine, AutoGen, the clients) and the report written after it.
 _CONTEXT.set_forkserver_preload(
     [
-        "fairpanel.judging.engine",
-        "fairpanel.judging.store",
+        "fairpanel.cli._run",
+        "fairpanel.run_folder._run",
+        "fairpanel.run_folder._report",
         "fairpanel.judging.store._frames",
-        "fairpanel.judging.protocol",
         "run_process",
     ]
 )
