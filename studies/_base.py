@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, overloa
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from fairpanel import report as report_pages
 from fairpanel.agents import Execution, ModelSpec, Sampling, canonical_json, endpoint_of
 from fairpanel.inputs import Location, Problem
 from fairpanel.judging.experiment import Price
 from fairpanel.judging.store import StudyItemRecord
-from fairpanel.report import StudyPage, tables_page
 
 if TYPE_CHECKING:
+    from fairpanel.report import StudyPage
     from fairpanel.studies._context import StudyContext
 
 __all__ = [
@@ -264,7 +265,7 @@ class Study(ABC, Generic[ConfigT, ItemT]):
         By default a plain card; the page shows every display table either way (those no
         section holds under "Other tables"). Override to bring figures and a verdict.
         """
-        return tables_page(results)
+        return report_pages.tables_page(results)  # the report's face: loads at report time
 
 
 def result_table(

@@ -82,12 +82,17 @@ def test_report_loads_neither_autogen_nor_the_run_side(tmp_path: Path) -> None:
 
 
 def test_estimate_loads_neither_autogen_nor_the_run_side(tmp_path: Path) -> None:
+    """Nor the analysis: an estimate counts calls, it reads no frames and runs no test."""
     config = tmp_path / "experiment.yaml"
     config.write_text(EXPERIMENT, encoding="utf-8")
     loaded = _loaded("estimate", str(config))
     assert "fairpanel.judging.engine._estimate" in loaded
     assert not _tops(loaded, AUTOGEN)
     assert not loaded & set(RUN_SIDE)
+    assert not _tops(loaded, ("pandas", "scipy", "matplotlib", "statsmodels"))
+    analysis = {m for m in loaded if m.startswith(("fairpanel.analysis.", "fairpanel.report."))}
+    # --pilot's default target, a number, is all the estimate reads of the analysis
+    assert analysis <= {"fairpanel.analysis.calibration", "fairpanel.analysis.calibration._targets"}
 
 
 def test_top_level_help_loads_no_command_module_or_library() -> None:

@@ -31,19 +31,14 @@ from scipy.stats import norm
 from fairpanel.analysis._frames import jsonable
 from fairpanel.analysis._statistics import verdict_statistics
 from fairpanel.analysis.calibration._mde_check import mde_check, planted_contrast
+from fairpanel.analysis.calibration._targets import RECOMMEND_SIZE, TARGET_POWER
 from fairpanel.analysis.tools import clopper_pearson
 from fairpanel.analysis.verdict import PRIMARY
 
 __all__ = [
-    "RECOMMEND_SIZE",
-    "TARGET_POWER",
     "calibration_tables",
     "identity_test_outcomes",
 ]
-
-TARGET_POWER = 0.8
-RECOMMEND_SIZE = 0.25
-"""The planted shift (score points) the recommended design must detect."""
 
 
 def _planted_called(effects: Sequence[Mapping[str, Any]], category: str, planted: str) -> bool:

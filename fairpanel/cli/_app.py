@@ -34,7 +34,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("fairpanel.cli._export", "export_command"),
     "view": ("fairpanel.cli._view", "view_command"),
     "label-bias": ("fairpanel.cli._label_bias", "label_bias_command"),
-    "estimate": ("fairpanel.cli._run", "estimate_command"),
+    "estimate": ("fairpanel.cli._estimate", "estimate_command"),
     "schema": ("fairpanel.cli._info", "schema_command"),
     "personas": ("fairpanel.cli._info", "personas_command"),
     "compare": ("fairpanel.cli._compare", "compare_command"),

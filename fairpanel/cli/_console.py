@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -11,16 +12,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from fairpanel import run_folder  # its face: each name loads when a command uses it
+from fairpanel.inputs import InputFileError
+
 if TYPE_CHECKING:  # the library is imported by the command that runs (see ``_app``)
-    from fairpanel.inputs import InputFileError
     from fairpanel.judging.engine import ProgressHook
+    from fairpanel.run_folder import RunConfig
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_RUN_FAILED",
+    "FILE_HELP",
     "bad_input",
     "console",
     "errors",
+    "load_or_exit",
     "print_error",
     "problems_exit",
     "stage_progress",
@@ -72,3 +78,14 @@ def stage_progress() -> Iterator[ProgressHook]:
             bar.update(tasks[stage], completed=done, total=total)
 
         yield advance
+
+
+FILE_HELP = "Experiment YAML; the built-in default when omitted"
+
+
+def load_or_exit(path: Path | None) -> RunConfig:
+    """The experiment or study file, or exit with its problems (file, line, field)."""
+    try:
+        return run_folder.load(path)
+    except InputFileError as exc:
+        raise problems_exit(exc) from None

@@ -1,9 +1,8 @@
-"""``fairpanel run``, ``fairpanel report`` and ``fairpanel estimate``, for experiment and study
+"""``fairpanel run`` and ``fairpanel report``, for experiment and study
 files alike (``fairpanel.run_folder.load`` tells them apart by the file's ``study:`` field)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,16 +14,16 @@ from fairpanel.cli._answer import print_answer, run_answer, study_answer
 from fairpanel.cli._console import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
+    FILE_HELP,
     bad_input,
     console,
     errors,
+    load_or_exit,
     print_error,
     problems_exit,
 )
 from fairpanel.cli._live import run_progress
-from fairpanel.cli._pilot import run_pilot_plan
 from fairpanel.cli._run_tables import (
-    plan_table,
     render_study_tables,
     replica_table,
     summary_table,
@@ -36,24 +35,11 @@ from fairpanel.judging.store import STORE_FILE
 from fairpanel.run_folder import (
     RESULTS_FILE,
     BadRunFolderError,
-    RunConfig,
     default_run_dir,
-    estimate,
-    load,
-    report_run,
 )
 from fairpanel.studies import StudyConfig
 
-__all__ = ["estimate_command", "report_command", "run_command"]
-
-_FILE_HELP = "Experiment YAML; the built-in default when omitted"
-
-
-def _load_or_exit(path: Path | None) -> RunConfig:
-    try:
-        return load(path)
-    except InputFileError as exc:
-        raise problems_exit(exc) from None
+__all__ = ["report_command", "run_command"]
 
 
 _TABLES_HELP = "Print every analysis table (wide) instead of the short summary"
@@ -82,7 +68,7 @@ def _warn(text: str) -> None:
 
 
 def run_command(
-    experiment: Annotated[Path | None, typer.Argument(help=_FILE_HELP)] = None,
+    experiment: Annotated[Path | None, typer.Argument(help=FILE_HELP)] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default: runs/<experiment name>)")
     ] = None,
@@ -111,7 +97,7 @@ def run_command(
     ] = False,
 ) -> None:
     """Run an experiment (resumable: finished trials and calls are never repeated)."""
-    config = _load_or_exit(experiment)
+    config = load_or_exit(experiment)
     if detach and isinstance(config, StudyConfig):
         raise bad_input("--detach runs judge-panel experiments; a study runs attached")
     run_dir = out or default_run_dir(config)
@@ -193,7 +179,7 @@ def report_command(
     """Write RUN_DIR/results.json and RUN_DIR/report.html; print the verdict and what it rests
     on (every analysis table with --tables)."""
     try:
-        reported = report_run(run_dir)
+        reported = run_folder.report_run(run_dir)  # the report side loads only here
     except BadRunFolderError as exc:
         print_error(str(exc))
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -209,33 +195,3 @@ def report_command(
             report_file=reported.report_file,
         )
     console.print(f"Wrote {run_dir / RESULTS_FILE} and {reported.report_file}")
-
-
-def estimate_command(
-    experiment: Annotated[Path | None, typer.Argument(help=_FILE_HELP)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables")] = False,
-    pilot: Annotated[
-        Path | None,
-        typer.Option(
-            help="A finished pilot run's folder: estimate the design its variance components "
-            "call for, to find a 0.25-point shift with 80% power (see `fairpanel simulate "
-            "--pilot` for the options)",
-            show_default=False,
-        ),
-    ] = None,
-) -> None:
-    """Trials, calls, tokens, cost and time of an experiment, without calling a model; with
-    --pilot, of the design a pilot run calls for."""
-    config = _load_or_exit(experiment)
-    if pilot is not None:
-        if isinstance(config, StudyConfig):
-            raise bad_input("--pilot plans judge-panel experiments, not studies")
-        run_pilot_plan(config, pilot)
-        return
-    plan = estimate(config).as_dict()
-    if as_json:
-        typer.echo(json.dumps(plan, indent=2))
-        return
-    console.print(plan_table(plan))
-    for note in plan["notes"]:
-        console.print(f"[dim]{note}[/]")

@@ -15,7 +15,7 @@ from rich.table import Table
 from fairpanel.analysis import METRICS, OVERALL, TARGET_POWER
 from fairpanel.analysis.calibration import RECOMMEND_SIZE
 from fairpanel.cli._console import bad_input, console, problems_exit, stage_progress
-from fairpanel.cli._pilot import run_pilot_plan
+from fairpanel.cli._estimate import run_pilot_plan
 from fairpanel.inputs import InputFileError
 from fairpanel.judging.experiment import load_experiment
 from fairpanel.judging.simulate import (

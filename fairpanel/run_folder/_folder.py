@@ -8,16 +8,19 @@ are named here too so this package's face keeps them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from fairpanel.judging import store as run_store
 from fairpanel.judging.store import (
     STORE_FILE,
     SUMMARY_FILE,
     BadRunFolderError,
-    RunFrames,
     Store,
-    load_frames,
 )
 from fairpanel.judging.store import read_run_json as read_json
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store import RunFrames
 
 __all__ = [
     "RESULTS_FILE",
@@ -42,7 +45,7 @@ def read_frames(run_dir: Path, *, categorical: bool = False) -> RunFrames:
     """The judge-panel frames of the store in ``run_dir`` (text columns as categoricals with
     ``categorical``, see ``load_frames``)."""
     store = Store(run_dir / STORE_FILE)
-    try:
-        return load_frames(store, categorical=categorical)
+    try:  # through the store's face: pandas loads only when frames are read
+        return run_store.load_frames(store, categorical=categorical)
     finally:
         store.close()

@@ -1,24 +1,32 @@
-"""``--pilot RUN_DIR`` of ``fairpanel simulate`` and ``fairpanel estimate``: the design a
-finished pilot run's variance components call for, and its calls and cost."""
+"""``fairpanel estimate``: an experiment's or study's trials, calls, tokens, cost and time before
+any call; and ``--pilot RUN_DIR`` (also of ``fairpanel simulate``): the design a finished pilot
+run's variance components call for, and its calls and cost.
+
+The simulation side is reached through its package face at call time, so a plain estimate loads
+neither the statistics nor the analysis."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.markup import escape
 from rich.table import Table
 
 from fairpanel.analysis.calibration import RECOMMEND_SIZE
-from fairpanel.cli._console import bad_input, console
+from fairpanel.cli._console import FILE_HELP, bad_input, console, load_or_exit
 from fairpanel.cli._run_tables import plan_table
+from fairpanel.judging import simulate as simulation
 from fairpanel.judging.experiment import ExperimentConfig
-from fairpanel.judging.simulate import PILOT_PLAN_FILE, pilot_plan, read_pilot, write_simulation
 from fairpanel.judging.store import BadRunFolderError
+from fairpanel.run_folder import estimate
+from fairpanel.studies import StudyConfig
 
-__all__ = ["print_pilot_plan", "run_pilot_plan"]
+__all__ = ["estimate_command", "print_pilot_plan", "run_pilot_plan"]
 
 
 def _number(value: float | None) -> str:
@@ -111,10 +119,40 @@ def run_pilot_plan(
             "give --pair-target (win share above 0.5)"
         )
     try:
-        plan = pilot_plan(config, read_pilot(pilot_dir), targets, alpha=alpha)
+        plan = simulation.pilot_plan(config, simulation.read_pilot(pilot_dir), targets, alpha=alpha)
     except (BadRunFolderError, ValueError) as exc:
         raise bad_input(f"--pilot: {exc}") from None
     print_pilot_plan(plan)
     if out is not None:
-        path = write_simulation(plan, out, PILOT_PLAN_FILE)
+        path = simulation.write_simulation(plan, out, simulation.PILOT_PLAN_FILE)
         console.print(f"Wrote {path}")
+
+
+def estimate_command(
+    experiment: Annotated[Path | None, typer.Argument(help=FILE_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables")] = False,
+    pilot: Annotated[
+        Path | None,
+        typer.Option(
+            help="A finished pilot run's folder: estimate the design its variance components "
+            "call for, to find a 0.25-point shift with 80% power (see `fairpanel simulate "
+            "--pilot` for the options)",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Trials, calls, tokens, cost and time of an experiment, without calling a model; with
+    --pilot, of the design a pilot run calls for."""
+    config = load_or_exit(experiment)
+    if pilot is not None:
+        if isinstance(config, StudyConfig):
+            raise bad_input("--pilot plans judge-panel experiments, not studies")
+        run_pilot_plan(config, pilot)
+        return
+    plan = estimate(config).as_dict()
+    if as_json:
+        typer.echo(json.dumps(plan, indent=2))
+        return
+    console.print(plan_table(plan))
+    for note in plan["notes"]:
+        console.print(f"[dim]{note}[/]")
