@@ -69,7 +69,9 @@ class AnthropicBatchApi:
         requests = [json.loads(line) for line in lines]
         with self._online.errors.submitting():
             async with asyncio.timeout(SUBMIT_DEADLINE_S):
-                batch = await self._client.messages.batches.create(requests=requests)
+                batch = await self._client.with_options(max_retries=0).messages.batches.create(
+                    requests=requests
+                )
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:

@@ -65,7 +65,7 @@ class OpenAIBatchApi:
                     file=(f"{local_id}.jsonl", b"".join(lines), "application/jsonl"),
                     purpose="batch",
                 )
-                batch = await self._client.batches.create(
+                batch = await self._client.with_options(max_retries=0).batches.create(
                     input_file_id=uploaded.id,
                     endpoint="/v1/chat/completions",
                     completion_window="24h",

@@ -87,8 +87,9 @@ class SdkErrors:
 
     @contextmanager
     def submitting(self) -> Iterator[None]:
-        """Around sending a batch: a refusal or a failure to send is a ``ModelCallError`` the
-        dispatcher retries or reports."""
+        """Around sending a batch: a refusal is a ``ModelCallError`` the dispatcher retries or
+        reports; no answer at all is a ``TimeoutError``, after which the dispatcher looks for
+        the batch at the provider instead of sending it again."""
         try:
             yield
         except self.sdk.APIStatusError as exc:
@@ -97,6 +98,10 @@ class SdkErrors:
                 retryable=self.retryable(exc.status_code),
                 status=exc.status_code,
             ) from exc
+        except self.sdk.APIConnectionError as exc:
+            # No reply (a timeout, a dropped connection): the provider may have the batch.
+            # Never retried blind: the dispatcher looks for it before anything is sent again.
+            raise TimeoutError(f"batch submission unanswered: {type(exc).__name__}") from exc
         except self.sdk.APIError as exc:
             raise ModelCallError(f"batch not sent: {type(exc).__name__}", retryable=True) from exc
 

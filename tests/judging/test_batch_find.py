@@ -175,3 +175,24 @@ async def test_a_submission_cut_off_at_its_deadline_is_looked_for_not_sent_again
         assert db.execute("SELECT provider_batch_id FROM batches").fetchall() == [(only,)]
     assert run.dispatcher.stats.submitted == 0  # no reply was ever received for it
     store.close()
+
+
+@pytest.mark.timeout(60)
+async def test_a_creation_whose_reply_is_lost_is_looked_for_not_sent_again(
+    server: Fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The provider accepts a batch and the connection drops before its reply: the SDK must
+    not retry the creation, and the dispatcher finds that batch instead of sending it again."""
+    for module in (_batch_api, _batching):
+        monkeypatch.setattr(module, "CLOCK_SKEW_S", 1.0)
+    server.book.drop_create_replies = 1
+    store = Store(tmp_path / "fairpanel.sqlite")
+    async with ModelRegistry() as registry:
+        run = Run(registry, store, server, tmp_path / "batches")
+        reply = await run.ask("dropped")
+        await run.dispatcher.aclose()
+    assert reply.text == "echo: dropped"
+    (only,) = server.book.created  # accepted once, never created again
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT provider_batch_id FROM batches").fetchall() == [(only,)]
+    store.close()

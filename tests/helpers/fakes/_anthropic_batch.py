@@ -76,7 +76,7 @@ class FakeAnthropicBatchServer(FakeAnthropicServer):
         first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
         return Reply.json(200, {"data": data, "has_more": more, "first_id": first, "last_id": last})
 
-    def _create(self, body: dict[str, Any]) -> Reply:
+    def _create(self, body: dict[str, Any]) -> Reply | Fault:
         requests: dict[str, dict[str, Any]] = {}
         for index, item in enumerate(body.get("requests") or []):
             custom_id = item.get("custom_id") if isinstance(item, dict) else None
@@ -92,6 +92,8 @@ class FakeAnthropicBatchServer(FakeAnthropicServer):
             return _error(400, "invalid_request_error", "requests: the batch was refused")
         batch = FakeBatch(random_id("msgbatch_01", 22), requests, plan, time.time())
         self.book.add(batch)
+        if self.book.drop_this_reply():
+            return Fault("reset")
         return Reply.json(200, self._object(batch))
 
     def _object(self, batch: FakeBatch, *, canceling: bool = False) -> dict[str, Any]:

@@ -75,6 +75,9 @@ class BatchBook:
         self.list_pages = 0
         """List pages served (a client looking for a batch must not read the whole history)."""
         self.on_create: Callable[[FakeBatch], None] | None = None
+        self.drop_create_replies = 0
+        """How many creations to accept and then answer by dropping the connection (the
+        provider has the batch; the client never hears so)."""
         """Called once a batch is registered, before the reply leaves (a test kills its
         client there: accepted by the provider, its id never received)."""
 
@@ -88,6 +91,14 @@ class BatchBook:
             self.created.append(batch.id)
         if self.on_create is not None:
             self.on_create(batch)
+
+    def drop_this_reply(self) -> bool:
+        """Whether the creation just added loses its reply (counts one down)."""
+        with self.lock:
+            if self.drop_create_replies <= 0:
+                return False
+            self.drop_create_replies -= 1
+            return True
 
     def history(self, batch: FakeBatch) -> None:
         """A batch the account made before the test (listed, never counted as created)."""

@@ -107,7 +107,7 @@ class FakeOpenAIBatchServer(FakeOpenAIServer):
         }
         return Reply.json(200, payload)
 
-    def _create(self, body: dict[str, Any]) -> Reply:
+    def _create(self, body: dict[str, Any]) -> Reply | Fault:
         data = self.files.get(str(body.get("input_file_id")))
         if data is None:
             return _error(400, "input_file_id: no such file", "invalid_request_error")
@@ -131,6 +131,8 @@ class FakeOpenAIBatchServer(FakeOpenAIServer):
             metadata=dict(body.get("metadata") or {}),
         )
         self.book.add(batch)
+        if self.book.drop_this_reply():
+            return Fault("reset")
         return Reply.json(200, self._object(batch, status="validating"))
 
     def _object(self, batch: FakeBatch, status: str | None = None) -> dict[str, Any]:
