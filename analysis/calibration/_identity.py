@@ -32,7 +32,7 @@ from fairpanel.analysis._frames import jsonable
 from fairpanel.analysis._statistics import verdict_statistics
 from fairpanel.analysis.calibration._mde_check import mde_check, planted_contrast
 from fairpanel.analysis.calibration._targets import RECOMMEND_SIZE, TARGET_POWER
-from fairpanel.analysis.tools import clopper_pearson
+from fairpanel.analysis.tools import exact_rate
 from fairpanel.analysis.verdict import PRIMARY
 
 __all__ = [
@@ -110,17 +110,6 @@ def _missing(value: object) -> bool:
     return value is None or value != value  # None, or NaN where pandas filled a gap
 
 
-def _rate(successes: int, trials: int, confidence: float) -> dict[str, Any]:
-    low, high = clopper_pearson(successes, trials, confidence)
-    return {
-        "rate": successes / trials if trials else None,
-        "ci_low": low,
-        "ci_high": high,
-        "k": successes,
-        "n": trials,
-    }
-
-
 def _false_positives(
     null: pd.DataFrame, scales: Sequence[str], position_planted: bool, confidence: float
 ) -> list[dict[str, Any]]:
@@ -135,12 +124,12 @@ def _false_positives(
             {
                 "scale": scale,
                 "runs": len(runs),
-                "identity_effect": _rate(_calls(identity), len(runs), confidence),
+                "identity_effect": exact_rate(_calls(identity), len(runs), confidence),
                 "identity_no_verdict": sum(_missing(value) for value in identity),
                 # With a planted position preference a position claim is no false positive.
                 "position_bias": None
                 if position_planted
-                else _rate(_calls(position), len(runs), confidence),
+                else exact_rate(_calls(position), len(runs), confidence),
                 "position_no_verdict": sum(_missing(value) for value in position),
             }
         )
@@ -155,8 +144,10 @@ def _power(planted: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
                 "scale": scale,
                 "size": size,
                 "category": category,
-                "power": _rate(int(runs["detected"].sum()), len(runs), confidence),
-                "headline_called": _rate(_calls(runs["identity_effect"]), len(runs), confidence),
+                "power": exact_rate(int(runs["detected"].sum()), len(runs), confidence),
+                "headline_called": exact_rate(
+                    _calls(runs["identity_effect"]), len(runs), confidence
+                ),
             }
         )
     return rows

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from scipy.stats import norm
 
-from fairpanel.analysis.tools import clopper_pearson
+from fairpanel.analysis.tools import exact_rate
 from fairpanel.analysis.verdict import PRIMARY
 
 __all__ = ["MDE_TOLERANCE", "SCORE_POINTS", "mde_check", "planted_contrast"]
@@ -125,23 +125,14 @@ def mde_check(
         for category, part in at_scale.groupby("category", sort=True):
             stated_values = pd.to_numeric(part["mde"], errors="coerce").dropna()
             stated = float(stated_values.median()) if len(stated_values) else None
-            curve: list[tuple[float, float, int]] = []
-            power: list[dict[str, Any]] = []
-            for planted, at_size in part.groupby("size", sort=True):
-                size = float(str(planted))
-                found = int(at_size["contrast_found"].astype(bool).sum())
-                low, high = clopper_pearson(found, len(at_size), confidence)
-                curve.append((size, found / len(at_size), len(at_size)))
-                power.append(
-                    {
-                        "size": size,
-                        "rate": found / len(at_size),
-                        "ci_low": low,
-                        "ci_high": high,
-                        "k": found,
-                        "n": len(at_size),
-                    }
-                )
+            power = [
+                {
+                    "size": float(str(planted)),
+                    **exact_rate(int(found.sum()), len(found), confidence),
+                }
+                for planted, found in part.groupby("size", sort=True)["contrast_found"]
+            ]
+            curve = [(point["size"], point["rate"], point["n"]) for point in power]
             simulated = _crossing(curve, target)
             family = _family_size(part)
             ratio = None if stated is None or not simulated else stated / simulated

@@ -34,14 +34,14 @@ import pandas as pd
 
 from fairpanel.analysis._frames import jsonable
 from fairpanel.analysis._statistics import verdict_statistics
-from fairpanel.analysis.calibration._identity import _extrapolated_factor, _rate, _recommended
+from fairpanel.analysis.calibration._identity import _extrapolated_factor, _recommended
 from fairpanel.analysis.panels import (
     difference_of_estimates,
     mark_real_differences,
     panel_differences,
 )
 from fairpanel.analysis.results import PanelDifferenceRow
-from fairpanel.analysis.tools import DEFAULT_BOOTSTRAP
+from fairpanel.analysis.tools import DEFAULT_BOOTSTRAP, exact_rate
 from fairpanel.analysis.verdict import PRIMARY, ArmFrames
 
 __all__ = ["EQUAL_KINDS", "panel_calibration_tables", "panel_test_outcomes"]
@@ -231,10 +231,10 @@ def _false_positives(null: pd.DataFrame, scales: Sequence[str], confidence: floa
                 "scale": scale,
                 "runs": n,
                 **{
-                    name: _rate(int(runs[f"{name}_called"].sum()), n, confidence)
+                    name: exact_rate(int(runs[f"{name}_called"].sum()), n, confidence)
                     for name in ANALYSES
                 },
-                "agreement_called": _rate(int(runs["agreement_called"].sum()), n, confidence),
+                "agreement_called": exact_rate(int(runs["agreement_called"].sum()), n, confidence),
                 "tests": {name: float(runs[f"{name}_tests"].mean()) for name in ANALYSES},
             }
         )
@@ -251,7 +251,7 @@ def _power(planted: pd.DataFrame, confidence: float) -> list[dict[str, Any]]:
                 "size": size,
                 "category": category,
                 **{
-                    name: _rate(int(runs[f"{name}_detected"].sum()), n, confidence)
+                    name: exact_rate(int(runs[f"{name}_detected"].sum()), n, confidence)
                     for name in ANALYSES
                 },
             }

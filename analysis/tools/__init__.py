@@ -19,7 +19,7 @@ from fairpanel.analysis.tools._codes import (
     text_codes,
 )
 from fairpanel.analysis.tools._coincidences import Level, alpha_from_counts
-from fairpanel.analysis.tools._intervals import clopper_pearson, wilson_interval
+from fairpanel.analysis.tools._intervals import clopper_pearson, exact_rate, wilson_interval
 from fairpanel.analysis.tools._multitest import (
     benjamini_hochberg,
     bonferroni,
@@ -62,6 +62,7 @@ __all__ = [
     "cluster_means",
     "combined_codes",
     "dense_codes",
+    "exact_rate",
     "expanded_interval",
     "expanded_p_value",
     "expanded_tail",

@@ -8,10 +8,12 @@ because a calibration claim rests on it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-__all__ = ["clopper_pearson", "wilson_interval"]
+__all__ = ["clopper_pearson", "exact_rate", "wilson_interval"]
 
 
 def wilson_interval(successes: int, trials: int, confidence: float) -> tuple[float, float]:
@@ -28,3 +30,16 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tu
         confidence_level=confidence, method="exact"
     )
     return float(interval.low), float(interval.high)
+
+
+def exact_rate(successes: int, trials: int, confidence: float = 0.95) -> dict[str, Any]:
+    """A simulated rate as the calibration tables report it: the share, its Clopper-Pearson
+    interval and the counts it rests on (``rate`` None without trials)."""
+    low, high = clopper_pearson(successes, trials, confidence)
+    return {
+        "rate": successes / trials if trials else None,
+        "ci_low": low,
+        "ci_high": high,
+        "k": successes,
+        "n": trials,
+    }
