@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         MIN_INTERVAL_N,
         ChiSquareResult,
         ScoreDifferenceMatrix,
+        ScoreDistributionCell,
         WinRate,
         baseline_scores,
         bradley_terry,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
         mean_scores,
         no_preference_level,
         score_difference_matrix,
+        score_distribution,
         win_rates,
     )
     from fairpanel.analysis.manipulations import (
@@ -209,6 +211,7 @@ __all__ = [
     "RunResults",
     "ScoreDifferenceBlock",
     "ScoreDifferenceMatrix",
+    "ScoreDistributionCell",
     "SelfPreferenceRow",
     "SingleBlock",
     "VarianceComponents",
@@ -261,6 +264,7 @@ __all__ = [
     "ranked_rows",
     "same_label_swap_tests",
     "score_difference_matrix",
+    "score_distribution",
     "self_preference",
     "single_score_effects",
     "sort_block",
@@ -286,9 +290,9 @@ _EXPORTS: dict[str, str] = {
         "failure_rates_by_identity krippendorff_alpha"
     ),
     "fairpanel.analysis.malibu": (
-        "MIN_INTERVAL_N ChiSquareResult ScoreDifferenceMatrix WinRate baseline_scores "
-        "bradley_terry chi_square_tests mean_interval mean_scores no_preference_level "
-        "score_difference_matrix win_rates"
+        "MIN_INTERVAL_N ChiSquareResult ScoreDifferenceMatrix ScoreDistributionCell WinRate "
+        "baseline_scores bradley_terry chi_square_tests mean_interval mean_scores "
+        "no_preference_level score_difference_matrix score_distribution win_rates"
     ),
     "fairpanel.analysis.manipulations": (
         "INJECTION_COLUMNS MANIPULATION_COLUMNS InjectionShift bias_profile "

@@ -1,5 +1,5 @@
 """``python -m fairpanel`` runs the CLI."""
 
-from fairpanel.cli import app
+from fairpanel.cli import main
 
-app()
+main()

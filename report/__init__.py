@@ -34,7 +34,6 @@ if TYPE_CHECKING:
         INK,
         MUTED,
         PALETTE,
-        EmbeddedFigure,
         IntervalBar,
         colour_map,
         embed,
@@ -44,6 +43,13 @@ if TYPE_CHECKING:
         new_figure,
         percent_axis,
         styled,
+    )
+    from fairpanel.report._figure_workers import (
+        Draw,
+        EmbeddedFigure,
+        FigureJob,
+        FigureWorkers,
+        draw_here,
     )
     from fairpanel.report._numbers import format_p, percent, ties_note
     from fairpanel.report._run_file import REPORT_FILE, write_report, write_report_html
@@ -86,7 +92,10 @@ __all__ = [
     "TRANSCRIPT_FILTERS",
     "Block",
     "DisplayTables",
+    "Draw",
     "EmbeddedFigure",
+    "FigureJob",
+    "FigureWorkers",
     "Headline",
     "IntervalBar",
     "ProfilePanel",
@@ -101,6 +110,7 @@ __all__ = [
     "colour_map",
     "compare_columns",
     "decided_win_rates",
+    "draw_here",
     "embed",
     "embed_json",
     "format_p",
@@ -158,7 +168,6 @@ _HOME: dict[str, str] = {
             "INK",
             "MUTED",
             "PALETTE",
-            "EmbeddedFigure",
             "IntervalBar",
             "colour_map",
             "embed",
@@ -170,6 +179,16 @@ _HOME: dict[str, str] = {
             "styled",
         ),
         "fairpanel.report._figure",
+    ),
+    **dict.fromkeys(
+        (
+            "Draw",
+            "EmbeddedFigure",
+            "FigureJob",
+            "FigureWorkers",
+            "draw_here",
+        ),
+        "fairpanel.report._figure_workers",
     ),
     **dict.fromkeys(
         (

@@ -10,32 +10,21 @@ misfired), not called, or not tested.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from fairpanel.analysis import BiasProfileRow, RunResults
-from fairpanel.report._figure import (
-    HIGHLIGHT,
-    MUTED,
-    PALETTE,
-    EmbeddedFigure,
-    IntervalBar,
-    embed,
-    interval_bars,
-    light_grid,
-    new_figure,
-    styled,
-)
 
 __all__ = [
     "ProfilePanel",
     "ProfileState",
     "bias_profile_context",
+    "is_share_row",
     "profile_estimate",
     "profile_interval",
     "profile_panels",
     "profile_state",
+    "row_label",
 ]
 
 ProfileState = Literal["called", "misfired", "clear", "untested"]
@@ -103,7 +92,7 @@ def profile_state(row: BiasProfileRow) -> ProfileState:
     return "clear"
 
 
-def _is_share(row: BiasProfileRow) -> bool:
+def is_share_row(row: BiasProfileRow) -> bool:
     """Whether the estimate is a win share (pair protocol) rather than score points."""
     scale = row.scale.lower()
     return "share" in scale or "rate" in scale or (not scale and row.protocol == "pair")
@@ -116,7 +105,7 @@ def profile_estimate(row: BiasProfileRow, *, interval: bool = True) -> str:
     values = (row.estimate, row.ci_low, row.ci_high)
     if values[0] is None:
         return "-"
-    if _is_share(row):
+    if is_share_row(row):
         mid, low, high = ("-" if v is None else f"{100 * v:+.0f}pp" for v in values)
     else:
         mid, low, high = ("-" if v is None else f"{v:+.2f}" for v in values)
@@ -134,49 +123,9 @@ def profile_interval(row: BiasProfileRow) -> str:
     return full[full.index("[") + 1 : -1]
 
 
-def _label(row: BiasProfileRow, panel: str) -> str:
+def row_label(row: BiasProfileRow, panel: str) -> str:
     where = f"{panel} · " if panel else ""
     return f"{where}{row.manipulation} ({row.protocol})"
-
-
-@styled
-def bias_profile_figure(panels: Sequence[ProfilePanel]) -> EmbeddedFigure | None:
-    """Every row's estimate with its interval, one axis per unit (score points for single
-    trials, win share for pairs); called rows filled in the highlight colour, the control rows
-    grey; 0 (dashed) is a panel the manipulation does not move."""
-    rows = [(panel.name, row) for panel in panels for row in panel.rows if row.estimate is not None]
-    if not rows:
-        return None
-    units = list(dict.fromkeys(_is_share(row) for _, row in rows))
-    heights = [sum(1 for _, row in rows if _is_share(row) == unit) for unit in units]
-    figure = new_figure(8.0, 0.9 + 0.32 * sum(heights) + 0.55 * len(units))
-    grid = figure.add_gridspec(len(units), 1, height_ratios=heights)
-    for index, unit in enumerate(units):
-        axes = figure.add_subplot(grid[index, 0])
-        members = [(name, row) for name, row in rows if _is_share(row) == unit][::-1]
-        bars = [
-            IntervalBar(
-                position=y,
-                estimate=float(row.estimate or 0.0),
-                low=row.ci_low,
-                high=row.ci_high,
-                colour=HIGHLIGHT if row.called else (MUTED if row.control else PALETTE[0]),
-                hollow=not row.called,
-            )
-            for y, (_, row) in enumerate(members)
-        ]
-        interval_bars(axes, bars, horizontal=True, linewidth=2.0, markersize=6.5)
-        axes.axvline(0.0, color=MUTED, linestyle="--", linewidth=1)
-        labels = [_label(row, name) for name, row in members]
-        axes.set_yticks(range(len(members)), labels, fontsize=8.5)
-        axes.set_ylim(-0.7, len(members) - 0.3)
-        axes.set_xlabel(
-            "win share of the manipulated candidate, manipulated minus untouched"
-            if unit
-            else "score points (0-10), manipulated minus untouched"
-        )
-        light_grid(axes, "x")
-    return embed(figure, "Bias profile: each manipulation's effect with its interval")
 
 
 def _row_cells(row: BiasProfileRow) -> dict[str, Any]:
@@ -215,7 +164,7 @@ def bias_profile_context(results: RunResults) -> dict[str, Any] | None:
             for panel in panels
         ],
         "several": len(panels) > 1,
-        "figure": bias_profile_figure(panels),
+        "figure": None,  # drawn with the page's other figures (report_context)
         "confidence": panels[0].rows[0].confidence,
         # Rows share one method but for their counts: the first tested row's says it.
         "method": next(

@@ -20,6 +20,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
+from fairpanel.report._figure_workers import EmbeddedFigure
+
 __all__ = [
     "HIGHLIGHT",
     "INK",
@@ -55,17 +57,6 @@ _STYLE: dict[RcKeyType, Any] = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
-
-
-@dataclass(frozen=True)
-class EmbeddedFigure:
-    """A rendered figure: a ``data:image/png;base64,...`` URI and its text alternative."""
-
-    uri: str
-    alt: str
-    width: int
-    """CSS pixels: the PNG is drawn at 1.5x for sharp text on high-density screens."""
-    height: int
 
 
 _P = ParamSpec("_P")

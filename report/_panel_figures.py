@@ -1,6 +1,7 @@
 """The judge-panel report's figures on how the panel behaves as a panel: agreement between
-judges, the debate's shift from first to final round, and robustness to injected instructions.
-As in ``_run_figures``, each function returns ``None`` when there is nothing to draw.
+judges, the debate's shift from first to final round, robustness to injected instructions, and
+the manipulations' bias profile. As in ``_run_figures``, each function returns ``None`` when
+there is nothing to draw.
 """
 
 from __future__ import annotations
@@ -9,20 +10,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairpanel.analysis import AgreementRow, DebateShiftRow
+from fairpanel.report._bias_profile import ProfilePanel, is_share_row, row_label
 from fairpanel.report._figure import (
     HIGHLIGHT,
     INK,
     MUTED,
     PALETTE,
     EmbeddedFigure,
+    IntervalBar,
     colour_map,
     embed,
+    interval_bars,
     light_grid,
     new_figure,
     styled,
 )
 
-__all__ = ["agreement_figure", "debate_shift_figure", "injection_figure"]
+__all__ = ["agreement_figure", "bias_profile_figure", "debate_shift_figure", "injection_figure"]
 
 
 @styled
@@ -155,3 +159,43 @@ def injection_figure(rows: Sequence[Mapping[str, Any]]) -> EmbeddedFigure | None
     if with_verdicts:
         _shift_panel(panels[1], usable, "verdict", "shift in the share of pair verdicts won")
     return embed(figure, "Injection robustness: score and verdict shift per judge model")
+
+
+@styled
+def bias_profile_figure(panels: Sequence[ProfilePanel]) -> EmbeddedFigure | None:
+    """Every row's estimate with its interval, one axis per unit (score points for single
+    trials, win share for pairs); called rows filled in the highlight colour, the control rows
+    grey; 0 (dashed) is a panel the manipulation does not move."""
+    rows = [(panel.name, row) for panel in panels for row in panel.rows if row.estimate is not None]
+    if not rows:
+        return None
+    units = list(dict.fromkeys(is_share_row(row) for _, row in rows))
+    heights = [sum(1 for _, row in rows if is_share_row(row) == unit) for unit in units]
+    figure = new_figure(8.0, 0.9 + 0.32 * sum(heights) + 0.55 * len(units))
+    grid = figure.add_gridspec(len(units), 1, height_ratios=heights)
+    for index, unit in enumerate(units):
+        axes = figure.add_subplot(grid[index, 0])
+        members = [(name, row) for name, row in rows if is_share_row(row) == unit][::-1]
+        bars = [
+            IntervalBar(
+                position=y,
+                estimate=float(row.estimate or 0.0),
+                low=row.ci_low,
+                high=row.ci_high,
+                colour=HIGHLIGHT if row.called else (MUTED if row.control else PALETTE[0]),
+                hollow=not row.called,
+            )
+            for y, (_, row) in enumerate(members)
+        ]
+        interval_bars(axes, bars, horizontal=True, linewidth=2.0, markersize=6.5)
+        axes.axvline(0.0, color=MUTED, linestyle="--", linewidth=1)
+        labels = [row_label(row, name) for name, row in members]
+        axes.set_yticks(range(len(members)), labels, fontsize=8.5)
+        axes.set_ylim(-0.7, len(members) - 0.3)
+        axes.set_xlabel(
+            "win share of the manipulated candidate, manipulated minus untouched"
+            if unit
+            else "score points (0-10), manipulated minus untouched"
+        )
+        light_grid(axes, "x")
+    return embed(figure, "Bias profile: each manipulation's effect with its interval")

@@ -1,8 +1,10 @@
 """The judge-panel report's figures, as embedded PNG data URIs (``_figure`` has the style).
 
-Every function takes plain report data (the ``results.json`` blocks, or the scores frame) and
-returns ``None`` when there is nothing to draw, so the report can say what is missing instead
-of showing an empty axis.
+Every function takes plain report data (the ``results.json`` blocks, or the analysis's
+score-distribution cells) and returns ``None`` when there is nothing to draw, so the report can
+say what is missing instead of showing an empty axis. Nothing here computes a statistic or reads
+a frame: the figures are drawn in a process that loads neither pandas nor scipy
+(``_figure_workers``).
 """
 
 from __future__ import annotations
@@ -10,21 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
 from fairpanel.analysis import (
-    CATEGORY,
-    IDENTITY,
-    METRIC,
-    SCORE,
     BradleyTerryAbility,
     BradleyTerryFit,
     BradleyTerryTerm,
     EffectRow,
     ScoreDifferenceBlock,
+    ScoreDistributionCell,
     WinRateRow,
-    mean_interval,
 )
 from fairpanel.judging.protocol import METRICS
 from fairpanel.report._figure import (
@@ -39,7 +36,7 @@ from fairpanel.report._figure import (
     new_figure,
     styled,
 )
-from fairpanel.report._verdict import decided_win_rates
+from fairpanel.report._verdict import adjusted_p, decided_win_rates
 
 __all__ = [
     "PALETTE",
@@ -50,8 +47,6 @@ __all__ = [
     "score_distribution_figure",
     "win_rate_figure",
 ]
-
-MAX_FOREST_ROWS = 40
 
 
 @styled
@@ -161,12 +156,13 @@ def score_difference_figure(
 
 
 @styled
-def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
+def score_distribution_figure(cells: Sequence[ScoreDistributionCell]) -> EmbeddedFigure | None:
     """MALIBU Figure 9, with the distribution shown: for each metric and identity, the share of
     judge scores at each level (dot area) and the mean with a 95% t interval (diamond)."""
-    if scores.empty:
+    if not cells:
         return None
-    categories = sorted({str(c) for c in scores[CATEGORY].unique()})
+    categories = sorted({cell.category for cell in cells})
+    by_key = {(cell.category, cell.metric, cell.identity): cell for cell in cells}
     height = 0.75 + 2.55 * len(categories)
     figure = new_figure(10.5, height, constrained=False)
     grid = figure.add_gridspec(
@@ -180,31 +176,26 @@ def score_distribution_figure(scores: pd.DataFrame) -> EmbeddedFigure | None:
         hspace=0.55 * 2.55 / height * len(categories),
     )
     for row_index, category in enumerate(categories):
-        subset = scores[scores[CATEGORY] == category]
-        identities = sorted({str(i) for i in subset[IDENTITY].unique()})
+        identities = sorted({cell.identity for cell in cells if cell.category == category})
         colours = colour_map(identities)
         for col_index, metric in enumerate(METRICS):
             axes = figure.add_subplot(grid[row_index, col_index])
-            values = subset[subset[METRIC] == metric]
             for x, identity in enumerate(identities):
-                own = values.loc[values[IDENTITY] == identity, SCORE].astype(float)
-                if own.empty:
+                own = by_key.get((category, metric, identity))
+                if own is None:
                     continue
-                shares = own.round().value_counts(normalize=True)
                 axes.scatter(
-                    [x] * len(shares),
-                    shares.index,
-                    s=900 * shares.to_numpy() ** 0.9,
+                    [x] * len(own.levels),
+                    own.levels,
+                    s=900 * np.asarray(own.shares) ** 0.9,
                     color=colours[identity],
                     alpha=0.35,
                     linewidths=0,
                 )
-                mean = float(own.mean())
-                low, high = mean_interval(own.to_numpy())
                 axes.errorbar(
                     [x + 0.28],
-                    [mean],
-                    yerr=[[mean - low], [high - mean]],
+                    [own.mean],
+                    yerr=[[own.mean - own.ci_low], [own.ci_high - own.mean]],
                     fmt="D",
                     color=colours[identity],
                     markersize=5,
@@ -229,26 +220,13 @@ def _effect_label(row: EffectRow) -> str:
     return " · ".join((row.category, row.metric, row.contrast)) + judge
 
 
-def _adjusted_p(row: EffectRow) -> float | None:
-    """The Holm-adjusted p, or the raw one for effects from before the correction existed."""
-    p = row.p_holm if "p_holm" in row.model_fields_set else row.p_value
-    return None if p is None else float(p)
-
-
 @styled
-def forest_figure(effects: Sequence[EffectRow], alpha: float) -> tuple[EmbeddedFigure | None, int]:
-    """Effect sizes with intervals, one panel per unit (score points, win rate - 0.5, ...).
-    Effects whose Holm-adjusted p is below alpha are filled in the highlight colour. At most
-    ``MAX_FOREST_ROWS`` rows are drawn (smallest adjusted p first); the count drawn is returned."""
-    rows = [e for e in effects if e.estimate is not None]
+def forest_figure(rows: Sequence[EffectRow], alpha: float) -> EmbeddedFigure | None:
+    """Effect sizes with intervals, one panel per unit (score points, win rate - 0.5, ...), of
+    the rows ``forest_rows`` picks. Effects whose Holm-adjusted p is below alpha are filled in
+    the highlight colour."""
     if not rows:
-        return None, 0
-
-    def order(row: EffectRow) -> float:
-        p = _adjusted_p(row)
-        return 1.0 if p is None else p
-
-    rows = sorted(rows, key=order)[:MAX_FOREST_ROWS]
+        return None
     scales = list(dict.fromkeys(r.scale for r in rows))
     heights = [sum(1 for r in rows if r.scale == s) for s in scales]
     figure = new_figure(9.0, 0.9 + 0.3 * sum(heights) + 0.5 * len(scales))
@@ -257,7 +235,7 @@ def forest_figure(effects: Sequence[EffectRow], alpha: float) -> tuple[EmbeddedF
         axes = figure.add_subplot(grid[index, 0])
         members = [r for r in rows if r.scale == scale][::-1]
         for y, row in enumerate(members):
-            p = _adjusted_p(row)
+            p = adjusted_p(row)
             detected = p is not None and p < alpha
             colour = HIGHLIGHT if detected else PALETTE[0]
             low, high = row.ci_low, row.ci_high
@@ -276,7 +254,7 @@ def forest_figure(effects: Sequence[EffectRow], alpha: float) -> tuple[EmbeddedF
         axes.set_ylim(-0.7, len(members) - 0.3)
         axes.set_xlabel(scale or "estimate")
         light_grid(axes, "x")
-    return embed(figure, "Forest plot of effect estimates with confidence intervals"), len(rows)
+    return embed(figure, "Forest plot of effect estimates with confidence intervals")
 
 
 @styled

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from fairpanel.judging.store import STORE_FILE, RunFiles, Store, load_frames
+from fairpanel.report._figure_workers import Draw, draw_here
 from fairpanel.report._run_page import ReportInputs, render_report
 
 __all__ = ["REPORT_FILE", "write_report", "write_report_html"]
@@ -46,10 +47,11 @@ def write_report(
     results: dict[str, Any],
     scores: pd.DataFrame | None = None,
     files: RunFiles | None = None,
+    draw: Draw = draw_here,
 ) -> Path:
     """Render the report of ``run_dir`` (whose results.json is ``results``) to report.html;
     ``scores`` is the store's scores frame and ``files`` the folder's JSON files when the
-    caller already holds them."""
+    caller already holds them; ``draw`` draws the figures (``FigureWorkers.draw``)."""
     files = files if files is not None else RunFiles.read(run_dir)
     store = Store(run_dir / STORE_FILE)
     try:
@@ -68,6 +70,7 @@ def write_report(
             experiment=files.experiment,
             failure_examples=examples,
             generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            draw=draw,
         )
     )
     return write_report_html(run_dir, html)

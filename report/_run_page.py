@@ -5,6 +5,8 @@ it is read from), the scores frame and the run folder's JSON files as given, and
 ``templates/report.html.j2``. Every block of results.json is optional; a missing one becomes a
 short note saying what is absent, never an error. Only what
 the caller passes is shown, and URLs and secret-looking keys are redacted on the way in.
+Figures are asked for by name and drawn all at once by ``ReportInputs.draw`` (in process, or in
+the process ``FigureWorkers`` forked), so this module never imports matplotlib.
 """
 
 from __future__ import annotations
@@ -25,19 +27,23 @@ from fairpanel.analysis import (
     baseline_scores,
     bonferroni,
     moved_by_injection,
+    score_distribution,
 )
 from fairpanel.judging.protocol import METRICS
-from fairpanel.report import _panel_figures as panel_plots
-from fairpanel.report import _run_figures as plots
-from fairpanel.report._bias_profile import bias_profile_context
+from fairpanel.report._bias_profile import bias_profile_context, profile_panels
+from fairpanel.report._figure_workers import Draw, FigureJob, draw_here
 from fairpanel.report._html import environment, integer, percent, redact
 from fairpanel.report._panel_section import panel_context
 from fairpanel.report._served import replica_rows, served_rows
 from fairpanel.report._verdict import (
+    MAX_FOREST_ROWS,
     Headline,
     decided_win_rates,
+    design_warnings,
     family_sentence,
+    forest_rows,
     headline_of,
+    run_warnings,
     small_n_warnings,
 )
 
@@ -57,6 +63,8 @@ class ReportInputs:
     experiment: Mapping[str, Any] | None = None
     failure_examples: Sequence[Mapping[str, Any]] = field(default_factory=list)
     generated_at: str | None = None
+    draw: Draw = draw_here
+    """Draws the page's figures (``FigureWorkers.draw`` to draw them in another process)."""
 
 
 # --- section data -------------------------------------------------------------------------------
@@ -105,30 +113,6 @@ def _called_ids(results: RunResults) -> set[str]:
 
 def _is_call(verdict: str) -> bool:
     return bool(verdict) and not verdict.lower().startswith(("no ", "not tested"))
-
-
-_NAMED_WARNINGS = 3
-"""Design warnings shown one by one; the rest are counted (a mock responder warns on every
-scenario, and a wall of identical boxes hides the verdict)."""
-
-
-def _design_warnings(results: RunResults) -> list[str]:
-    """What the analysis did to the design before testing, and what it found in the answers."""
-    design = results.design
-    if design is None:
-        return []
-    warnings = list(design.warnings[:_NAMED_WARNINGS])
-    if len(design.warnings) > _NAMED_WARNINGS:
-        warnings.append(
-            f"{len(design.warnings) - _NAMED_WARNINGS} more design warnings of these kinds "
-            "(results.json's design.warnings lists every one)."
-        )
-    if design.duplicates_dropped:
-        warnings.append(
-            f"{design.duplicates_dropped} trial(s) repeated a judge request already made "
-            "(byte-identical prompts) and were counted once, not twice."
-        )
-    return warnings
 
 
 def _treatments(results: RunResults) -> list[str]:
@@ -208,20 +192,6 @@ def _n_bases(results: RunResults) -> int:
     return int(results.headline.n_bases) if results.headline is not None else 0
 
 
-def _run_warnings(summary: Mapping[str, Any]) -> list[str]:
-    """What the run itself reported: failed trials are missing from every number below."""
-    warnings = []
-    failed, total = int(summary.get("trials_failed") or 0), int(summary.get("trials_total") or 0)
-    if failed:
-        warnings.append(
-            f"{failed} of {total} trials failed (model errors) and are missing from the analysis; "
-            "`fairpanel run --retry-failed` runs them again."
-        )
-    if summary.get("stopped"):
-        warnings.append(f"The run stopped early: {summary['stopped']}")
-    return warnings
-
-
 def _judges_and_models(inputs: ReportInputs) -> tuple[list[str], list[str]]:
     judges_map = ((inputs.manifest or {}).get("models") or {}).get("judges") or {}
     judges = list(judges_map)
@@ -282,6 +252,37 @@ def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     )
 
 
+_RUN_FIGURES = "fairpanel.report._run_figures"
+_PANEL_FIGURES = "fairpanel.report._panel_figures"
+
+
+def _figure_jobs(
+    inputs: ReportInputs, results: RunResults, forest: Sequence[EffectRow], alpha: float
+) -> dict[str, FigureJob]:
+    """The page's figures, by the name the template reads them under."""
+    baseline = baseline_scores(inputs.scores, results.round_kind, _treatments(results))
+    jobs = {
+        "win_rates": FigureJob(_RUN_FIGURES, "win_rate_figure", (results.pair.win_rates,)),
+        "score_difference": FigureJob(
+            _RUN_FIGURES, "score_difference_figure", (results.single.score_difference,)
+        ),
+        "score_distribution": FigureJob(
+            _RUN_FIGURES, "score_distribution_figure", (score_distribution(baseline),)
+        ),
+        "forest": FigureJob(_RUN_FIGURES, "forest_figure", (list(forest), alpha)),
+        "bradley_terry": FigureJob(_RUN_FIGURES, "bradley_terry_figure", (results.bradley_terry,)),
+        "agreement": FigureJob(_PANEL_FIGURES, "agreement_figure", (results.agreement,)),
+        "debate": FigureJob(
+            _PANEL_FIGURES, "debate_shift_figure", (results.debate.shift_by_identity,)
+        ),
+        "injection": FigureJob(_PANEL_FIGURES, "injection_figure", (_injection_rows(results),)),
+    }
+    panels = profile_panels(results)
+    if panels:
+        jobs["bias_profile"] = FigureJob(_PANEL_FIGURES, "bias_profile_figure", (panels,))
+    return jobs
+
+
 def report_context(inputs: ReportInputs) -> dict[str, Any]:
     """Everything the template reads; public for tests and for other renderers."""
     results = typed_results(inputs.results)
@@ -290,7 +291,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
     single, pair = results.single, results.pair
     effects = results.effects
     primary, secondary = _effect_groups(effects)
-    forest, forest_rows = plots.forest_figure(primary or secondary, alpha)
+    forest = forest_rows(primary or secondary)
     judges, models = _judges_and_models(inputs)
     false_positives = results.false_positive_arms()
     chi_square = _chi_square_rows(results)
@@ -302,8 +303,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "verdict_label": _VERDICT_LABELS[headline.tone],
         "alpha": alpha,
         "warnings": small_n_warnings(results)
-        + _design_warnings(results)
-        + _run_warnings(inputs.summary or {}),
+        + design_warnings(results)
+        + run_warnings(inputs.summary or {}),
         "tiles": _tiles(results, inputs, judges, models),
         "metrics": [*METRICS, OVERALL],
         "results": results,
@@ -320,8 +321,8 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "primary_effects": primary or secondary,
         "secondary_effects": secondary if primary else [],
         "families_line": family_sentence(results.headline) if results.headline else "",
-        "effects_shown": forest_rows,
-        "effects_max": plots.MAX_FOREST_ROWS,
+        "effects_shown": len(forest),
+        "effects_max": MAX_FOREST_ROWS,
         "detected_ids": _called_ids(results),
         "families": results.multiple_comparisons,
         "position_bias": results.position_bias,
@@ -347,19 +348,11 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         "experiment_json": json.dumps(redact(inputs.experiment), indent=2, sort_keys=False)
         if inputs.experiment
         else None,
-        "figures": {
-            "win_rates": plots.win_rate_figure(pair.win_rates),
-            "score_difference": plots.score_difference_figure(single.score_difference),
-            "score_distribution": plots.score_distribution_figure(
-                baseline_scores(inputs.scores, results.round_kind, _treatments(results))
-            ),
-            "forest": forest,
-            "bradley_terry": plots.bradley_terry_figure(results.bradley_terry),
-            "agreement": panel_plots.agreement_figure(results.agreement),
-            "debate": panel_plots.debate_shift_figure(results.debate.shift_by_identity),
-            "injection": panel_plots.injection_figure(_injection_rows(results)),
-        },
     }
+    figures = inputs.draw(_figure_jobs(inputs, results, forest, alpha))
+    if context["bias_profile"] is not None:
+        context["bias_profile"]["figure"] = figures.pop("bias_profile")
+    context["figures"] = figures
     context["present"] = _present(context)
     # Most runs have no manipulation arms: their page leaves the section out, not greyed.
     context["toc"] = tuple(s for s in SECTIONS if s[0] != "bias-profile" or context["bias_profile"])

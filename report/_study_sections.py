@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from fairpanel.report._figure import EmbeddedFigure
+if TYPE_CHECKING:  # the figure kit loads matplotlib, which laying out a page does not need
+    from fairpanel.report._figure import EmbeddedFigure
 
 __all__ = [
     "Block",

@@ -3,33 +3,40 @@ careful sentence derived from what it does hold (chi-square tests and win rates)
 
 The derived sentence corrects for the number of chi-square tests (Bonferroni, the simplest
 valid correction for the smallest of m p-values) and says what it rests on, because a reader
-takes the first sentence of a report as its answer.
+takes the first sentence of a report as its answer. The few statistics it applies are the
+analysis's, reached through its face when used, so the terminal's answer loads no scipy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+from fairpanel import analysis
 from fairpanel.analysis import (
     ArmResults,
     ChiSquareRow,
+    EffectRow,
     HeadlineBlock,
+    RunResults,
     WinRateRow,
-    bonferroni,
-    wilson_interval,
 )
 from fairpanel.report._numbers import format_p
 
 __all__ = [
+    "MAX_FOREST_ROWS",
     "SMALL_RUN_TRIALS",
     "Headline",
+    "adjusted_p",
     "decided_win_rates",
     "design_limits",
+    "design_warnings",
     "detectable_sentence",
     "family_sentence",
+    "forest_rows",
     "headline_of",
+    "run_warnings",
     "small_n_warnings",
 ]
 
@@ -39,6 +46,8 @@ SMALL_RUN_TRIALS = 100
 """Below this many main-arm trials the report warns that intervals are wide."""
 SMALL_CELL = 30
 """Below this many decided pairs a single win rate's interval is wider than about +-17 points."""
+MAX_FOREST_ROWS = 40
+"""Effects the forest plot draws at most (smallest adjusted p first)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,7 @@ def _chi_square_sentence(
     if not tests:
         return None, False
     smallest, p = min(tests, key=lambda test: test[1])
-    adjusted = bonferroni(p, len(tests))
+    adjusted = analysis.bonferroni(p, len(tests))
     where = f"{smallest.category} {smallest.metric}, {smallest.protocol} trials"
     if adjusted < alpha:
         return (
@@ -112,7 +121,7 @@ def decided_win_rates(rows: Sequence[WinRateRow]) -> list[WinRateRow]:
             out.append(row)
             continue
         decided = row.wins + row.losses
-        low, high = wilson_interval(row.wins, decided, 0.95) if decided else (None, None)
+        low, high = analysis.wilson_interval(row.wins, decided, 0.95) if decided else (None, None)
         out.append(
             row.model_copy(
                 update={
@@ -139,7 +148,7 @@ def _win_rate_sentence(rates: Sequence[WinRateRow]) -> tuple[str | None, bool]:
         decided, key=lambda d: (round(abs(d[1] / (d[1] + d[2]) - 0.5), 9), d[1] / (d[1] + d[2]))
     )
     total = wins + losses
-    low, high = wilson_interval(wins, total, 0.95)
+    low, high = analysis.wilson_interval(wins, total, 0.95)
     excludes = bool(low > 0.5 or high < 0.5)
     ties = row.ties / row.appearances if row.appearances else 0.0
     tail = "an interval that excludes 50%" if excludes else "an interval that includes 50%"
@@ -286,4 +295,59 @@ def small_n_warnings(results: ArmResults) -> list[str]:
             f"{failed / turns:.0%} of judge turns did not parse ({failed} of {turns}); the "
             "scores come from the rest, which may not be a random subset."
         )
+    return warnings
+
+
+def adjusted_p(row: EffectRow) -> float | None:
+    """The Holm-adjusted p, or the raw one for effects from before the correction existed."""
+    p = row.p_holm if "p_holm" in row.model_fields_set else row.p_value
+    return None if p is None else float(p)
+
+
+def forest_rows(effects: Sequence[EffectRow]) -> list[EffectRow]:
+    """The effects the forest plot draws: those with an estimate, smallest adjusted p first,
+    at most ``MAX_FOREST_ROWS``."""
+
+    def order(row: EffectRow) -> float:
+        p = adjusted_p(row)
+        return 1.0 if p is None else p
+
+    return sorted((e for e in effects if e.estimate is not None), key=order)[:MAX_FOREST_ROWS]
+
+
+_NAMED_WARNINGS = 3
+"""Design warnings shown one by one; the rest are counted (a mock responder warns on every
+scenario, and a wall of identical boxes hides the verdict)."""
+
+
+def design_warnings(results: RunResults) -> list[str]:
+    """What the analysis did to the design before testing, and what it found in the answers."""
+    design = results.design
+    if design is None:
+        return []
+    warnings = list(design.warnings[:_NAMED_WARNINGS])
+    if len(design.warnings) > _NAMED_WARNINGS:
+        warnings.append(
+            f"{len(design.warnings) - _NAMED_WARNINGS} more design warnings of these kinds "
+            "(results.json's design.warnings lists every one)."
+        )
+    if design.duplicates_dropped:
+        warnings.append(
+            f"{design.duplicates_dropped} trial(s) repeated a judge request already made "
+            "(byte-identical prompts) and were counted once, not twice."
+        )
+    return warnings
+
+
+def run_warnings(summary: Mapping[str, Any]) -> list[str]:
+    """What the run itself reported: failed trials are missing from every number below."""
+    warnings = []
+    failed, total = int(summary.get("trials_failed") or 0), int(summary.get("trials_total") or 0)
+    if failed:
+        warnings.append(
+            f"{failed} of {total} trials failed (model errors) and are missing from the analysis; "
+            "`fairpanel run --retry-failed` runs them again."
+        )
+    if summary.get("stopped"):
+        warnings.append(f"The run stopped early: {summary['stopped']}")
     return warnings

@@ -4,7 +4,13 @@ score levels by identity, win rates among decided pairs, and Bradley-Terry abili
 
 from fairpanel.analysis.malibu._bradley_terry import DEFAULT_BT_BOOTSTRAP, bradley_terry
 from fairpanel.analysis.malibu._chisq import ChiSquareResult, chi_square_tests
-from fairpanel.analysis.malibu._distribution import MIN_INTERVAL_N, baseline_scores, mean_interval
+from fairpanel.analysis.malibu._distribution import (
+    MIN_INTERVAL_N,
+    ScoreDistributionCell,
+    baseline_scores,
+    mean_interval,
+    score_distribution,
+)
 from fairpanel.analysis.malibu._scores import (
     ScoreDifferenceMatrix,
     mean_scores,
@@ -18,6 +24,7 @@ __all__ = [
     "MIN_INTERVAL_N",
     "ChiSquareResult",
     "ScoreDifferenceMatrix",
+    "ScoreDistributionCell",
     "WinRate",
     "baseline_scores",
     "bradley_terry",
@@ -27,5 +34,6 @@ __all__ = [
     "mean_scores_records",
     "no_preference_level",
     "score_difference_matrix",
+    "score_distribution",
     "win_rates",
 ]

@@ -1,7 +1,8 @@
 """The rows and the interval behind the report's score-distribution figure.
 
-The figure shows every judge score of the headline analysis, so the selection of those rows and
-the interval drawn around each mean belong with the statistics, not with the drawing code.
+The figure shows every judge score of the headline analysis, so the selection of those rows, the
+share of scores at each level and the interval drawn around each mean belong with the
+statistics, not with the drawing code (which then needs neither pandas nor scipy).
 """
 
 from __future__ import annotations
@@ -13,9 +14,25 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairpanel.analysis._frames import PROTOCOL, ROUND_KIND, SCORE_MAX, SCORE_MIN
+from fairpanel.analysis._frames import (
+    CATEGORY,
+    IDENTITY,
+    METRIC,
+    PROTOCOL,
+    ROUND_KIND,
+    SCORE,
+    SCORE_MAX,
+    SCORE_MIN,
+)
+from fairpanel.analysis.results import ResultsModel
 
-__all__ = ["MIN_INTERVAL_N", "baseline_scores", "mean_interval"]
+__all__ = [
+    "MIN_INTERVAL_N",
+    "ScoreDistributionCell",
+    "baseline_scores",
+    "mean_interval",
+    "score_distribution",
+]
 
 MIN_INTERVAL_N = 5
 """Below this many scores no interval is drawn: it would mostly show the noise of the standard
@@ -52,3 +69,46 @@ def mean_interval(
     quantile = float(stats.t.ppf(0.5 + confidence / 2.0, len(data) - 1))
     half = quantile * float(data.std(ddof=1)) / float(np.sqrt(len(data)))
     return max(SCORE_MIN, mean - half), min(SCORE_MAX, mean + half)
+
+
+class ScoreDistributionCell(ResultsModel):
+    """One identity's scores on one metric in one category: the share at each rounded level
+    (most frequent first) and the mean with its ``mean_interval``."""
+
+    category: str
+    metric: str
+    identity: str
+    levels: list[float]
+    shares: list[float]
+    mean: float
+    ci_low: float
+    ci_high: float
+
+
+def score_distribution(scores: pd.DataFrame) -> list[ScoreDistributionCell]:
+    """A cell per category, metric and identity of ``scores`` (``baseline_scores``' rows), in
+    that sorted order; levels are scores rounded half to even, as numpy rounds."""
+    if scores.empty:
+        return []
+    cells = []
+    for (category, metric, identity), own in scores.groupby(
+        [CATEGORY, METRIC, IDENTITY], observed=True, sort=False
+    )[SCORE]:
+        values = own.astype(float)
+        if values.empty:
+            continue
+        shares = values.round().value_counts(normalize=True)
+        low, high = mean_interval(values.to_numpy())
+        cells.append(
+            ScoreDistributionCell(
+                category=str(category),
+                metric=str(metric),
+                identity=str(identity),
+                levels=[float(level) for level in shares.index],
+                shares=[float(share) for share in shares.to_numpy()],
+                mean=float(values.mean()),
+                ci_low=low,
+                ci_high=high,
+            )
+        )
+    return sorted(cells, key=lambda cell: (cell.category, cell.metric, cell.identity))

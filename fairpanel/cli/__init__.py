@@ -9,6 +9,6 @@ summary and ``_tables`` (``--tables``) the full tables; ``_live`` draws a run's 
 engine's counters (``RunPulse``).
 """
 
-from fairpanel.cli._app import app
+from fairpanel.cli._app import app, main
 
-__all__ = ["app"]
+__all__ = ["app", "main"]

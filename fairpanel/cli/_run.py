@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from fairpanel import agents, run_folder
+from fairpanel import agents, report, run_folder
 from fairpanel.cli._answer import print_answer, run_answer, study_answer
 from fairpanel.cli._console import (
     EXIT_BAD_INPUT,
@@ -178,11 +178,14 @@ def report_command(
 ) -> None:
     """Write RUN_DIR/results.json and RUN_DIR/report.html; print the verdict and what it rests
     on (every analysis table with --tables)."""
-    try:
-        reported = run_folder.report_run(run_dir)  # the report side loads only here
-    except BadRunFolderError as exc:
-        print_error(str(exc))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    # The figures' process starts first, so it imports matplotlib while this one imports the
+    # statistics (the report side loads only in report_run).
+    with report.FigureWorkers() as figures:
+        try:
+            reported = run_folder.report_run(run_dir, figures.draw)
+        except BadRunFolderError as exc:
+            print_error(str(exc))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
     study = reported.study is not None
     if tables:
         _print_results(reported.results, study=study)

@@ -12,8 +12,8 @@ from typing import Any
 from rich.console import JustifyMethod
 from rich.table import Table
 
+from fairpanel import analysis
 from fairpanel.analysis import (
-    OVERALL,
     ChiSquareRow,
     EffectRow,
     FailureRow,
@@ -21,7 +21,6 @@ from fairpanel.analysis import (
     MeanScoresBlock,
     RunResults,
     WinRateRow,
-    moved_by_injection,
 )
 from fairpanel.cli._panel_tables import panel_tables
 from fairpanel.cli._profile_table import profile_table
@@ -39,14 +38,14 @@ def _mean_scores_table(block: MeanScoresBlock, title: str) -> Table:
     table = Table(title=title, caption=None if block.rows else "no data")
     table.add_column("Category")
     table.add_column("Identity")
-    for metric in (*METRICS, OVERALL):
+    for metric in (*METRICS, analysis.OVERALL):
         table.add_column(metric.capitalize(), justify="right")
     table.add_column("n", justify="right")
     for row in block.rows:
         table.add_row(
             row.category,
             row.identity,
-            *(_num(getattr(row, metric)) for metric in (*METRICS, OVERALL)),
+            *(_num(getattr(row, metric)) for metric in (*METRICS, analysis.OVERALL)),
             str(row.n),
         )
     return table
@@ -226,7 +225,7 @@ def _injection_table(shifts: Mapping[str, InjectionShiftRow]) -> Table:
         table.add_column(name, justify="right")
     table.add_column("Reading", no_wrap=True)
     for model, shift in sorted(shifts.items()):
-        moved = moved_by_injection(shift.model_dump())
+        moved = analysis.moved_by_injection(shift.model_dump())
         scales = (
             ("score", shift.score_shift, shift.score_ci_low, shift.score_ci_high, shift.n),
             (
