@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,25 +84,67 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_UNIT, _MISSING = "\x1f", "\x1d"
+"""How the store's ``design`` column joins a trial's texts and marks an absent one (the
+store's trial pack; read here without importing the store, which brings numpy)."""
+_DESIGN = struct.Struct("<4d")
+"""The first numbers of ``design_numbers``: replicate, identities, the two response indices."""
+_DEFAULTS = (None, "main", "none", "explicit")
+"""What a spec without protocol, arm, treatment or signal means (the design's first four)."""
+_EXTRAS = "json_extract(spec, '$.responder_model', '$.authors', '$.label_position')"
+
+
+def _spec_row(spec: dict[str, Any], consensus_text: str | None) -> tuple[Any, ...]:
+    """A trial stored without its design (before schema 6), read from its spec."""
+    consensus = json.loads(consensus_text) if consensus_text else None
+    ids = list(spec.get("identities") or ())
+    resp = [int(r) for r in spec.get("response_indices") or ()]
+    winner = consensus.get("winner") if isinstance(consensus, dict) else None
+    return (
+        spec["protocol"], spec.get("panel"), spec.get("arm", "main"), spec.get("treatment", "none"),
+        spec["category"], spec["scenario_id"], *(([*ids, None, None])[:2]),
+        *(([*resp, None, None])[:2]), _text(winner), spec.get("signal", "explicit"),
+        int(spec.get("replicate") or 0),
+    )  # fmt: skip
+
+
+def _design_row(design: str, numbers: bytes) -> tuple[Any, ...]:
+    """The same fields from the trial's ``design`` texts and numbers (no JSON parsed)."""
+    texts = [None if t == _MISSING else t for t in design.split(_UNIT)]
+    for index, default in enumerate(_DEFAULTS):
+        if texts[index] is None:
+            texts[index] = default
+    protocol, arm, treatment, signal, panel, _, scenario, category, id_a, id_b, _, winner = texts
+    replicate, _, first, second = _DESIGN.unpack_from(numbers)
+    resp = [None if r < 0 else int(r) for r in (first, second)]
+    return (
+        protocol, panel, arm, treatment, category, scenario, id_a, id_b, *resp, winner, signal,
+        int(replicate),
+    )  # fmt: skip
+
+
 def _trials(store: sqlite3.Connection) -> Iterator[tuple[Any, ...]]:
-    """The index's columns of every trial, in key order (``out`` and twins not yet set)."""
-    rows = store.execute("SELECT key, spec, status, consensus FROM trials ORDER BY key")
+    """The index's columns of every trial, in key order (``out`` and twins not yet set): from
+    the trial's ``design`` columns and three fields of its spec read by SQLite."""
+    rows = store.execute(
+        f"SELECT key, status, design, design_numbers, {_EXTRAS}, "
+        "CASE WHEN design IS NULL THEN spec END, CASE WHEN design IS NULL THEN consensus END "
+        "FROM trials ORDER BY key"
+    )
     shared: dict[Any, Any] = {}
-    for n, (key, spec_text, status, consensus_text) in enumerate(rows):
-        spec = json.loads(spec_text)
-        consensus = json.loads(consensus_text) if consensus_text else None
-        ids = list(spec.get("identities") or ())
-        authors = [str(a) for a in spec.get("authors") or ()]
-        resp = [int(r) for r in spec.get("response_indices") or ()]
-        winner = consensus.get("winner") if isinstance(consensus, dict) else None
+    for n, (key, status, design, numbers, extras, spec, consensus) in enumerate(rows):
+        model, authors, position = json.loads(extras)
+        if design is None:
+            fields = _spec_row(json.loads(spec), consensus)
+        else:
+            fields = _design_row(design, numbers)
+        protocol, panel, arm, treatment, category, scenario, id_a, id_b = fields[:8]
+        resp_a, resp_b, winner, signal, replicate = fields[8:]
+        auth = [str(a) for a in authors or ()]
         row = (
-            n, key, spec["protocol"], status, spec.get("panel"), spec.get("arm", "main"),
-            spec.get("treatment", "none"), spec["category"], spec["scenario_id"],
-            spec.get("responder_model") or "",
-            *(([*ids, None, None])[:2]), *(([*authors, None, None])[:2]),
-            *(([*resp, None, None])[:2]), _text(winner),
-            (spec.get("signal", "explicit"), spec.get("label_position", "tag"),
-             int(spec.get("replicate") or 0)),
+            n, key, protocol, status, panel, arm, treatment, category, scenario, model or "",
+            id_a, id_b, *(([*auth, None, None])[:2]), resp_a, resp_b, winner,
+            (signal, "tag" if position is None else position, replicate),
         )  # fmt: skip
         # A hundred thousand trials name a few dozen values: one string each, not one a trial.
         yield tuple(shared.setdefault(v, v) if isinstance(v, str | tuple) else v for v in row)

@@ -369,3 +369,27 @@ def test_the_side_index_is_rebuilt_only_when_the_store_changed(
     with sqlite3.connect(copy / STORE_FILE) as db:
         assert keys == [k for (k,) in db.execute("SELECT key FROM trials ORDER BY key")]
     assert gone not in keys
+
+
+def test_a_store_without_trial_designs_indexes_alike(run_dir: Path, tmp_path: Path) -> None:
+    """Trials stored before their design columns existed are read from their specs: the side
+    index is the same, row for row, as the one read from the designs."""
+    copies = {}
+    for name in ("designs", "specs"):
+        copy = copies[name] = tmp_path / name
+        copy.mkdir()
+        shutil.copy(run_dir / STORE_FILE, copy / STORE_FILE)
+    with sqlite3.connect(copies["specs"] / STORE_FILE) as db:
+        emptied = db.execute("UPDATE trials SET design = NULL WHERE rowid % 2 = 0").rowcount
+    assert emptied > 0
+    tables = []
+    for copy in copies.values():
+        with sqlite3.connect(ensure_index(copy, copy / STORE_FILE)) as db:
+            tables.append(
+                (
+                    db.execute("SELECT * FROM trial ORDER BY n").fetchall(),
+                    db.execute("SELECT * FROM trial_judge ORDER BY judge, n").fetchall(),
+                )
+            )
+    assert tables[0] == tables[1]
+    assert {row[5] for row in tables[0][0]} >= {"main"} and any(row[18] for row in tables[0][0])
