@@ -68,14 +68,18 @@ def _context_tokens(
     is its author's label around its text, and fencing keeps a text's length, so the context's
     length is its frame's (task and unlabelled candidates) plus each author's label."""
     frame = _frame_chars(task, len(authors), position, wording, response_tokens)
-    labels = sum(_label_chars(author, position, wording) for author in authors)
-    return max(1, (frame + labels) // CHARS_PER_TOKEN)
+    return max(1, (frame + _labels_chars(authors, position, wording)) // CHARS_PER_TOKEN)
 
 
 @functools.cache
 def _frame_chars(task: str, count: int, position: str, wording: str, response_tokens: int) -> int:
     placeholder = "x" * (response_tokens * CHARS_PER_TOKEN)
     return len(judge_context(task, [("", placeholder)] * count, position=position, wording=wording))
+
+
+@functools.cache
+def _labels_chars(authors: tuple[str, ...], position: str, wording: str) -> int:
+    return sum(_label_chars(author, position, wording) for author in authors)
 
 
 @functools.cache
@@ -189,15 +193,14 @@ class TrialCounts:
         self._shapes: list[_Shape] = []
         self._shape_of: dict[tuple[Any, ...], int] = {}
         self._held: list[Any] = []
-        self._counts: Counter[tuple[str | None, str, int, int]] = Counter()
+        self._counts: Counter[tuple[str | None, str, str, int, int]] = Counter()
 
     def add(self, spec: TrialSpec, task: str) -> None:
         """One trial of ``task`` (its scenario's prompt)."""
         context = _context_tokens(
             task, spec.authors, spec.label_position, spec.label_wording, self._response_tokens
         )
-        arm = f"{spec.protocol}/{spec.arm}"
-        self._counts[spec.panel, arm, self._shape_index(spec), context] += 1
+        self._counts[spec.panel, spec.protocol, spec.arm, self._shape_index(spec), context] += 1
 
     def _shape_index(self, spec: TrialSpec) -> int:
         # A design's trials share its panels' seat objects: found by their identities, which
@@ -238,12 +241,12 @@ class TrialCounts:
     ) -> None:
         """Add the trials' calls and tokens to ``tally`` and the trials to ``trials``; a panel's
         (in an experiment that compares panels) to its own pair in ``panels`` as well."""
-        for (panel, arm, index, context), count in self._counts.items():
+        for (panel, protocol, arm, index, context), count in self._counts.items():
             targets = [(trials, tally)]
             if panel is not None:
                 targets.append(panels.setdefault(panel, (Counter(), Tally())))
             for arms, into in targets:
-                arms[arm] += count
+                arms[f"{protocol}/{arm}"] += count
                 for one in self._shapes[index].calls:
                     into.add(
                         one.role,
