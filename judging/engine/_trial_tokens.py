@@ -203,8 +203,9 @@ class TrialCounts:
         self._counts[spec.panel, spec.protocol, spec.arm, self._shape_index(spec), context] += 1
 
     def _shape_index(self, spec: TrialSpec) -> int:
-        # A design's trials share its panels' seat objects: found by their identities, which
-        # stay theirs while ``_held`` keeps them (a new object is only a new entry).
+        # A design's trials share its panels' seat objects, so a shape is found by their
+        # identities; ``_held`` keeps every keyed object alive, so no identity is reused for
+        # another seat (an unshared seat object costs only an entry).
         key = (
             spec.panel, *map(id, spec.seats), id(spec.moderator), len(spec.authors),
             spec.answer_format, spec.discussion_rounds, spec.final_vote,
