@@ -23,9 +23,9 @@ from fairpanel import report as report_pages
 from fairpanel.agents import Execution, ModelSpec, Sampling, canonical_json, endpoint_of
 from fairpanel.inputs import Location, Problem
 from fairpanel.judging.experiment import Price
-from fairpanel.judging.store import StudyItemRecord
 
 if TYPE_CHECKING:
+    from fairpanel.judging.store import StudyItemRecord
     from fairpanel.report import StudyPage
     from fairpanel.studies._context import StudyContext
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,9 @@ from fairpanel.judging.protocol import (
 from fairpanel.personas import IdentitySet, load_identities
 from fairpanel.scenarios import DerivedScenario, load_scenarios, select_bases
 from fairpanel.studies._base import ModelUse, ResolvedModel, _Strict, path_from
-from fairpanel.studies._context import StudyContext
+
+if TYPE_CHECKING:
+    from fairpanel.studies._context import StudyContext
 
 __all__ = [
     "ARRANGEMENTS",

@@ -1,6 +1,7 @@
-"""What each command loads: reading a run never loads AutoGen or the run side, and the top-level
-help loads no command's module or library. Each check runs the command in a fresh interpreter
-and reads its ``sys.modules`` (deterministic, unlike a timing)."""
+"""What each command loads: reading a run never loads AutoGen or the run side, estimating any
+shipped example loads no statistics, figures or numpy, and the top-level help loads no
+command's module or library. Each check runs the command in a fresh interpreter and reads its
+``sys.modules`` (deterministic, unlike a timing)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 import typer
+import yaml
+from helpers.paths import EXAMPLES, REPO_ROOT
 from typer.testing import CliRunner
 
 from fairpanel.cli import app
@@ -49,7 +52,8 @@ RUN_SIDE = (
 
 
 def _loaded(*args: str) -> set[str]:
-    """The modules loaded by ``fairpanel ARGS`` run in a fresh interpreter (it must succeed)."""
+    """The modules loaded by ``fairpanel ARGS`` run in a fresh interpreter from the repository's
+    root, as its examples are (it must succeed)."""
     code = (
         "import sys\n"
         "from fairpanel.cli import app\n"
@@ -60,7 +64,9 @@ def _loaded(*args: str) -> set[str]:
         "    assert not exc.code, exc.code\n"
         "print(repr(sorted(sys.modules)), file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT
+    )
     assert done.returncode == 0, done.stderr
     return set(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
 
@@ -89,10 +95,27 @@ def test_estimate_loads_neither_autogen_nor_the_run_side(tmp_path: Path) -> None
     assert "fairpanel.judging.engine._estimate" in loaded
     assert not _tops(loaded, AUTOGEN)
     assert not loaded & set(RUN_SIDE)
-    assert not _tops(loaded, ("pandas", "scipy", "matplotlib", "statsmodels"))
+    assert not _tops(loaded, LIBRARIES)
     analysis = {m for m in loaded if m.startswith(("fairpanel.analysis.", "fairpanel.report."))}
     # --pilot's default target, a number, is all the estimate reads of the analysis
     assert analysis <= {"fairpanel.analysis.calibration", "fairpanel.analysis.calibration._targets"}
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda path: path.stem)
+def test_estimating_an_example_loads_no_statistics_figures_or_numpy(example: Path) -> None:
+    """A study's estimate designs its items and counts their calls: its statistics, its
+    figures and its report's page load when a run is analysed or shown, never to estimate."""
+    study = yaml.safe_load(example.read_text(encoding="utf-8")).get("study")
+    loaded = _loaded("estimate", str(example))
+    if study is None:
+        assert "fairpanel.judging.engine._estimate" in loaded
+    else:  # the study itself designed the items the estimate counted
+        package = f"fairpanel.studies.{study.replace('-', '_')}"
+        assert {"fairpanel.studies._estimate", f"{package}._study"} <= loaded
+        assert not {f"{package}._report", f"{package}._figures"} & loaded
+    assert not _tops(loaded, LIBRARIES)
+    assert not {module for module in loaded if module.startswith("fairpanel.report.")}
+    assert not loaded & set(RUN_SIDE)
 
 
 def test_top_level_help_loads_no_command_module_or_library() -> None:

@@ -9,60 +9,21 @@ limits, when there are any.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from fairpanel.agents import ModelSpec, Usage, find_provider
 from fairpanel.judging.engine._design import design_of
+from fairpanel.judging.engine._trial_tokens import Tally, TrialCounts, tokens
 from fairpanel.judging.experiment._config import ExperimentConfig, Price
-from fairpanel.judging.experiment._design import TrialSpec
-from fairpanel.judging.protocol._prompts import (
-    RESPONDER_SYSTEM,
-    discussion_prompt,
-    final_prompt,
-    judge_ask,
-    judge_context,
-)
+from fairpanel.judging.protocol._prompts import RESPONDER_SYSTEM
 from fairpanel.judging.store import cost_of
 
 __all__ = ["Estimate", "estimate"]
 
-_CHARS_PER_TOKEN = 4
 _DEFAULT_RESPONSE_TOKENS = 300
-_DEFAULT_JUDGE_TOKENS = 200
-
-
-def _tokens(text: str) -> int:
-    return max(1, len(text) // _CHARS_PER_TOKEN)
-
-
-# A design repeats few distinct prompts across many trials: each prompt's length is worked out
-# once (the prompts are pure functions of these arguments).
-@functools.cache
-def _context_tokens(
-    task: str, authors: tuple[str, ...], position: str, response_tokens: int
-) -> int:
-    placeholder = "x" * (response_tokens * _CHARS_PER_TOKEN)
-    return _tokens(judge_context(task, [(a, placeholder) for a in authors], position=position))
-
-
-@functools.cache
-def _prompt_tokens(prompt: Callable[[Any, Any], str], first: Any, second: Any) -> int:
-    return _tokens(prompt(first, second))
-
-
-@functools.cache
-def _discussion_tokens(
-    round_index: int,
-    outputs: tuple[tuple[str, int], ...],
-    answer_format: Literal["json", "text"],
-    count: int,
-) -> int:
-    summaries = [(persona, "x" * tokens * 4) for persona, tokens in outputs]
-    return _tokens(discussion_prompt(round_index, summaries, answer_format, count))
 
 
 @dataclass
@@ -95,99 +56,29 @@ class Estimate:
         }
 
 
-class _Tally:
-    """Calls and tokens summed as plain integers: a large design adds millions of calls, and a
-    ``Usage`` per call cost most of an estimate's time."""
-
-    def __init__(self) -> None:
-        self.calls: Counter[str] = Counter()
-        self.calls_by_model: Counter[str] = Counter()
-        self._prompt: dict[str, int] = {}
-        self._completion: dict[str, int] = {}
-
-    def add(self, role: str, model: str, prompt: int, completion: int) -> None:
-        self.calls[role] += 1
-        self.calls_by_model[model] += 1
-        self._prompt[model] = self._prompt.get(model, 0) + prompt
-        self._completion[model] = self._completion.get(model, 0) + completion
-
-    @property
-    def tokens(self) -> dict[str, Usage]:
-        return {
-            model: Usage(prompt_tokens=prompt, completion_tokens=self._completion[model])
-            for model, prompt in self._prompt.items()
-        }
-
-
-def _trial_calls(
-    spec: TrialSpec, task: str, response_tokens: int, personas: dict[str, str], tally: _Tally
-) -> None:
-    judge = f"{spec.panel} judge" if spec.panel else "judge"
-    context = _context_tokens(task, spec.authors, spec.label_position, response_tokens)
-    count = len(spec.authors)
-    ask = _prompt_tokens(judge_ask, count, spec.answer_format)
-    histories = {
-        seat.persona: context + _tokens(personas[seat.persona]) + ask for seat in spec.seats
-    }
-    outputs = {
-        seat.persona: seat.sampling.max_tokens or _DEFAULT_JUDGE_TOKENS for seat in spec.seats
-    }
-    for seat in spec.seats:
-        tally.add(f"{judge}:first", seat.model_id, histories[seat.persona], outputs[seat.persona])
-        histories[seat.persona] += outputs[seat.persona]
-    rounds = spec.discussion_rounds + 1
-    for round_index in range(1, rounds + 1):
-        final = round_index == rounds
-        kind = "final" if final else "discussion"
-        summaries = tuple((seat.persona, outputs[seat.persona]) for seat in spec.seats)
-        prompt = (
-            _prompt_tokens(final_prompt, spec.answer_format, count)
-            if final
-            else _discussion_tokens(round_index, summaries, spec.answer_format, count)
-        )
-        said = 0
-        for seat in spec.seats:
-            history = histories[seat.persona] + prompt
-            if not (final and spec.final_vote == "blind"):
-                history += said  # the earlier speakers of this round
-            tally.add(f"{judge}:{kind}", seat.model_id, history, outputs[seat.persona])
-            histories[seat.persona] = history + outputs[seat.persona]
-            said += outputs[seat.persona]
-    if spec.moderator is not None:
-        moderator = spec.moderator
-        prompt = context + _tokens(personas[moderator.persona]) + sum(outputs.values())
-        tally.add(
-            f"{judge}:moderator", moderator.model_id, prompt, moderator.sampling.max_tokens or 200
-        )
-
-
 def estimate(config: ExperimentConfig) -> Estimate:
     """Counts, tokens, cost and time for ``config``; reads only local data files."""
     design = design_of(config)
-    personas = {name: persona.system_message for name, persona in design.personas.items()}
+    personas = {name: tokens(persona.system_message) for name, persona in design.personas.items()}
     tasks = {s.id: s.prompt for s in design.scenarios}
     responder = config.responder_spec
     response_tokens = (
         responder.sampling.merged(config.responder.sampling).max_tokens or _DEFAULT_RESPONSE_TOKENS
     )
-    tally = _Tally()
-    trials: Counter[str] = Counter()
+    counts = TrialCounts(personas, response_tokens)
     scenarios_used: set[str] = set()
-    panels: dict[str, tuple[Counter[str], _Tally]] = {}
-    steps = 0
     for spec in design.trials():
-        steps = max(steps, _batch_steps(spec))
-        trials[f"{spec.protocol}/{spec.arm}"] += 1
         scenarios_used.add(spec.scenario_id)
-        _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, tally)
-        if spec.panel is not None:
-            panel_trials, panel_tally = panels.setdefault(spec.panel, (Counter(), _Tally()))
-            panel_trials[f"{spec.protocol}/{spec.arm}"] += 1
-            _trial_calls(spec, tasks[spec.scenario_id], response_tokens, personas, panel_tally)
+        counts.add(spec, tasks[spec.scenario_id])
+    tally = Tally()
+    trials: Counter[str] = Counter()
+    panels: dict[str, tuple[Counter[str], Tally]] = {}
+    counts.into(tally, trials, panels)
+    steps = counts.steps
     # Frozen candidates (responses_from) are read from an earlier run: no responder calls.
     responded = sorted(scenarios_used) if config.responses_from is None else []
     for scenario_id in responded:
-        first = _tokens(RESPONDER_SYSTEM + tasks[scenario_id]) + 20
+        first = tokens(RESPONDER_SYSTEM + tasks[scenario_id]) + 20
         tally.add("responder", responder.id, first, response_tokens)
         tally.add("responder", responder.id, first + response_tokens + 60, response_tokens)
     steps += 2 if responded else 0  # the two response steps come first
@@ -222,16 +113,6 @@ def estimate(config: ExperimentConfig) -> Estimate:
             "batch.expected_turnaround_s (a provider may take up to 24 h per batch)"
         )
     return result
-
-
-def _batch_steps(spec: TrialSpec) -> int:
-    """Batches one after another for a trial: the first judge alone, then the others; each
-    speaker of a discussion round (a speaker reads the earlier ones); the final round (at once
-    when the vote is blind); the moderator."""
-    seats = len(spec.seats)
-    first = 1 + (seats > 1)
-    final = 1 if spec.final_vote == "blind" else seats
-    return first + seats * spec.discussion_rounds + final + (spec.moderator is not None)
 
 
 def batch_plan(
@@ -282,7 +163,7 @@ def _summed_limit(limits: list[Any], name: str) -> float | None:
     return sum(present) if values and len(present) == len(values) else None
 
 
-def _wall_time(config: ExperimentConfig, tally: _Tally) -> tuple[float | None, str]:
+def _wall_time(config: ExperimentConfig, tally: Tally) -> tuple[float | None, str]:
     """The time the slowest configured limit allows, if every model has a limit; a model on
     replicas is limited by the sum of its replicas' limits."""
     bounds = []

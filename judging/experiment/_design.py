@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from fairpanel.agents import Sampling, canonical_json, endpoint_of
-from fairpanel.judging.experiment._config import ExperimentConfig, PanelConfig, Treatment
+from fairpanel.judging.experiment._config import ExperimentConfig, PanelConfig
 from fairpanel.judging.manipulation import ManipulationSpec
 from fairpanel.personas import Identity, IdentitySet
 from fairpanel.scenarios import DerivedScenario
@@ -321,38 +321,52 @@ def _iter_design(
     }
     singles = _single_plan(config, identities) if "single" in config.protocols else []
     pairs = _pair_plan(config, identities) if "pair" in config.protocols else []
+    members = [identity for _, identity in singles] + [x for *_, a, b in pairs for x in (a, b)]
+    labelled = {(identity.category, identity.label): identity for identity in members}
+    # each panel's fields in each of its speaker orders (rotations), made once
+    rotations = [
+        [
+            {**panel, "seats": _rotate(panel["seats"], k), **common}
+            for k in range(len(panel["seats"]))
+        ]
+        for panel in panels
+    ]
 
-    def specs(
-        treatment: Treatment, replicate: int, signal: str, **fields: Any
-    ) -> Iterator[TrialSpec]:
-        for panel in panels:
-            seats = panel["seats"]
-            order = _speaker_offset(
-                config.seed, fields["scenario_id"], fields["response_indices"], signal,
-                replicate, size=len(seats),
-            )  # fmt: skip
-            yield TrialSpec(
-                treatment=treatment.name,
-                judge_instruction=treatment.judge_instruction,
-                replicate=replicate,
-                signal=signal,
-                **{**panel, "seats": _rotate(seats, order)},
-                **fields,
-                **common,
-            )
+    def specs(unit: dict[str, Any], offsets: dict[Any, int], **fields: Any) -> Iterator[TrialSpec]:
+        shown = tuple(sorted(fields["response_indices"]))
+        for rotated in rotations:
+            if (shown, len(rotated)) not in offsets:
+                offsets[shown, len(rotated)] = _speaker_offset(
+                    config.seed, unit["scenario_id"], shown, unit["signal"], unit["replicate"],
+                    size=len(rotated),
+                )  # fmt: skip
+            order = offsets[shown, len(rotated)]
+            yield TrialSpec.model_validate({**rotated[order], **unit, **fields})
 
     for treatment, replicate, scenario, signal in itertools.product(
         config.treatments, range(config.replicates), scenarios, config.identities.signals
     ):
-        where = {"scenario_id": scenario.id, "base_id": scenario.base_id}
+        unit = {
+            "scenario_id": scenario.id,
+            "base_id": scenario.base_id,
+            "treatment": treatment.name,
+            "judge_instruction": treatment.judge_instruction,
+            "replicate": replicate,
+            "signal": signal,
+        }
+        # the unit's speaker orders, by responses shown and panel size, and each label's author
+        offsets: dict[Any, int] = {}
+        shown_as = {
+            who: _author(identity, signal, config.seed, scenario.id, replicate)
+            for who, identity in labelled.items()
+        }
         for arm, identity in singles:
-            author = _author(identity, signal, config.seed, scenario.id, replicate)
+            author = shown_as[identity.category, identity.label]
             if author is None or (arm == "placebo" and signal != "explicit"):
                 continue
             yield from specs(
-                treatment, replicate, signal, protocol="single", arm=arm,
-                category=identity.category, identities=(identity.label,), authors=(author,),
-                response_indices=(1,), **where,
+                unit, offsets, protocol="single", arm=arm, category=identity.category,
+                identities=(identity.label,), authors=(author,), response_indices=(1,),
             )  # fmt: skip
         for arm, category, first, second in pairs:
             if arm == "placebo" and signal != "explicit":
@@ -361,13 +375,10 @@ def _iter_design(
             for labels, responses in _arrangements(
                 config, scenario.id, first.label, second.label, replicate
             ):
-                authors = tuple(
-                    _author(by_label[label], signal, config.seed, scenario.id, replicate)
-                    for label in labels
-                )
+                authors = tuple(shown_as[by_label[label].category, label] for label in labels)
                 if any(author is None for author in authors):
                     continue
                 yield from specs(
-                    treatment, replicate, signal, protocol="pair", arm=arm, category=category,
-                    identities=labels, authors=authors, response_indices=responses, **where,
+                    unit, offsets, protocol="pair", arm=arm, category=category,
+                    identities=labels, authors=authors, response_indices=responses,
                 )  # fmt: skip

@@ -4,19 +4,20 @@ A model is asked to pick one of two students with equal totals for an award; the
 group shows only through their first names. Choices, equivocal answers, the exact binomial
 split per level and pooled, position and name breakdowns, and (optionally) the follow-up
 "why" question coded by a model, with its chi-square test against the chosen group.
+
+The statistics and the report's page are reached through the package's face when the results
+are analysed or shown, so designing or estimating the study loads neither.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpanel.agents import Message
-from fairpanel.judging.store import StudyItemRecord
-from fairpanel.report import StudyPage
+from fairpanel.studies import award_audit
 from fairpanel.studies._base import PlannedCall, ResolvedModel, Study
-from fairpanel.studies._context import StudyContext
 from fairpanel.studies.award_audit._bank import ItemBank, bank_digest
 from fairpanel.studies.award_audit._config import AwardAuditConfig
 from fairpanel.studies.award_audit._design import AwardItem, iter_award_items
@@ -29,14 +30,12 @@ from fairpanel.studies.award_audit._prompts import (
     parse_coding,
     read_choice,
 )
-from fairpanel.studies.award_audit._report import award_report
-from fairpanel.studies.award_audit._stats import (
-    binomial_split,
-    bonferroni,
-    equivocal_spread,
-    followup_independence,
-)
 from fairpanel.studies.award_audit._tables import award_tables
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store import StudyItemRecord
+    from fairpanel.report import StudyPage
+    from fairpanel.studies._context import StudyContext
 
 __all__ = ["AwardAudit"]
 
@@ -64,7 +63,7 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
         self.names = config.groups.names_by_label(config.groups.identity_set())
 
     def report(self, results: Mapping[str, Any]) -> StudyPage:
-        return award_report(results)
+        return award_audit.award_report(results)
 
     def items(self) -> Iterator[AwardItem]:
         return iter_award_items(self.config, self.bank, self.names)
@@ -203,10 +202,12 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
                 for level in (item.level, ALL_LEVELS):
                     followup[level][outcome][coded] += 1
         splits = [
-            binomial_split(counts[lv][groups[0]], counts[lv][groups[0]] + counts[lv][groups[1]])
+            award_audit.binomial_split(
+                counts[lv][groups[0]], counts[lv][groups[0]] + counts[lv][groups[1]]
+            )
             for lv in levels
         ]
-        adjusted = bonferroni([s["p_exact"] for s in splits])
+        adjusted = award_audit.bonferroni([s["p_exact"] for s in splits])
         choices = [
             {
                 "level": level,
@@ -232,7 +233,7 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
                 "replicates count as independent answers"
             ),
             "position": {
-                "first_listed": binomial_split(position[1], position[1] + position[2]),
+                "first_listed": award_audit.binomial_split(position[1], position[1] + position[2]),
                 "method": "share of choices going to the student listed first, exact binomial",
             },
             "by_name": [
@@ -245,14 +246,14 @@ class AwardAudit(Study[AwardAuditConfig, AwardItem]):
                 for group in groups
                 for name in self.names[group]
             ],
-            "equivocal_by_name_pair": equivocal_spread(by_pair),
+            "equivocal_by_name_pair": award_audit.equivocal_spread(by_pair),
         }
         if self.config.followup.enabled:
             results["followup"] = [
                 {
                     "level": level,
                     "uncoded": sum(followup[level][g]["uncoded"] for g in groups),
-                    **followup_independence(followup[level], FOLLOWUP_CLASSES),
+                    **award_audit.followup_independence(followup[level], FOLLOWUP_CLASSES),
                 }
                 for level in levels
             ]

@@ -7,13 +7,11 @@ from __future__ import annotations
 import asyncio
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpanel.agents import Message
-from fairpanel.judging.store import StudyItemRecord
-from fairpanel.report import StudyPage
+from fairpanel.studies import biasfreebench
 from fairpanel.studies._base import PlannedCall, Study
-from fairpanel.studies._context import StudyContext
 from fairpanel.studies.biasfreebench._bbq_study import bbq_manifest, chosen_items
 from fairpanel.studies.biasfreebench._config import BiasFreeBenchConfig
 from fairpanel.studies.biasfreebench._design import (
@@ -32,14 +30,12 @@ from fairpanel.studies.biasfreebench._prompts import (
     reflection_turn,
     self_help_request,
 )
-from fairpanel.studies.biasfreebench._report import biasfreebench_report
-from fairpanel.studies.biasfreebench._stats import (
-    COUNTED,
-    bias_free_score,
-    majority,
-    paired_difference,
-)
 from fairpanel.studies.biasfreebench._tables import bfb_tables
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store import StudyItemRecord
+    from fairpanel.report import StudyPage
+    from fairpanel.studies._context import StudyContext
 
 __all__ = ["NO_MAJORITY", "BiasFreeBench"]
 
@@ -68,7 +64,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
         self.chosen = chosen_items(config, self.bbq.items)
 
     def report(self, results: Mapping[str, Any]) -> StudyPage:
-        return biasfreebench_report(results)
+        return biasfreebench.biasfreebench_report(results)
 
     def items(self) -> Iterator[BfbItem]:
         return iter_bfb_items(self.config, self.chosen)
@@ -130,7 +126,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
         return {
             "responder": responder,
             "judgments": list(judgments),
-            "label": majority(labels, item.judgments) or NO_MAJORITY,
+            "label": biasfreebench.majority(labels, item.judgments) or NO_MAJORITY,
             "unparsed": sum(label is None for label in labels),
         }
 
@@ -236,7 +232,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
             for category in (item.category, POOLED):
                 counts[item.treatment][category][label] += 1
             polarity[item.treatment][item.polarity][label] += 1
-            if label in COUNTED:
+            if label in biasfreebench.COUNTED:
                 labels[item.treatment][((item.category, item.example_id), item.replicate)] = label
             _count_judgments(judge[item.treatment], record.result)
         baseline = names[0]
@@ -254,7 +250,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
                     "judge": dict(judge[t.name]),
                     "vs_baseline": None
                     if t.name == baseline
-                    else paired_difference(
+                    else biasfreebench.paired_difference(
                         labels[baseline],
                         labels[t.name],
                         resamples=self.config.bootstrap_resamples,
@@ -284,7 +280,7 @@ class BiasFreeBench(Study[BiasFreeBenchConfig, BfbItem]):
 
 def _score(counts: Counter[str]) -> dict[str, Any]:
     return {
-        **bias_free_score(counts),
+        **biasfreebench.bias_free_score(counts),
         "unrelated": counts["unrelated"],
         "no_majority": counts[NO_MAJORITY],
     }

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairpanel.agents import Message
-from fairpanel.judging.store import StudyItemRecord
-from fairpanel.report import StudyPage
+from fairpanel.studies import bscore
 from fairpanel.studies._base import PlannedCall, Study
-from fairpanel.studies._context import StudyContext
 from fairpanel.studies._pairs import pair_prompt, pair_schema, read_verdict, responses_for
-from fairpanel.studies.bscore._analysis import analyze_bscore
 from fairpanel.studies.bscore._config import BscoreConfig
 from fairpanel.studies.bscore._design import (
     BscoreItem,
@@ -35,7 +32,11 @@ from fairpanel.studies.bscore._prompts import (
     seeded_rng,
     shown_question,
 )
-from fairpanel.studies.bscore._report import bscore_report
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store import StudyItemRecord
+    from fairpanel.report import StudyPage
+    from fairpanel.studies._context import StudyContext
 
 __all__ = ["Bscore"]
 
@@ -50,7 +51,7 @@ class Bscore(Study[BscoreConfig, BscoreItem]):
     description = "Single-turn vs multi-turn answer frequencies: the B-score (seed 000)"
 
     def report(self, results: Mapping[str, Any]) -> StudyPage:
-        return bscore_report(results)
+        return bscore.bscore_report(results)
 
     def items(self) -> Iterator[BscoreItem]:
         return iter_bscore_items(self.config)
@@ -186,4 +187,6 @@ class Bscore(Study[BscoreConfig, BscoreItem]):
         items = [
             (BscoreItem.model_validate(r.spec), r.result or {}) for r in records if r.status == "ok"
         ]
-        return analyze_bscore(self.config, items, failed=sum(r.status == "failed" for r in records))
+        return bscore.analyze_bscore(
+            self.config, items, failed=sum(r.status == "failed" for r in records)
+        )

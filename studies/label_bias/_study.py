@@ -14,13 +14,11 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fairpanel.agents import Message
-from fairpanel.judging.store import StudyItemRecord
-from fairpanel.report import StudyPage
+from fairpanel.studies import label_bias
 from fairpanel.studies._base import ItemSpec, PlannedCall, ResolvedModel, Study
-from fairpanel.studies._context import StudyContext
 from fairpanel.studies._pairs import (
     ARRANGEMENTS,
     POSITIONS,
@@ -33,7 +31,6 @@ from fairpanel.studies._pairs import (
     responses_for,
 )
 from fairpanel.studies.label_bias._config import LabelBiasConfig
-from fairpanel.studies.label_bias._report import label_bias_report
 from fairpanel.studies.label_bias._stats import LabelOutcome, label_bias_view
 from fairpanel.studies.label_bias._views import (
     LEVELS,
@@ -42,6 +39,11 @@ from fairpanel.studies.label_bias._views import (
     shares,
     verdict_outcome,
 )
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store import StudyItemRecord
+    from fairpanel.report import StudyPage
+    from fairpanel.studies._context import StudyContext
 
 __all__ = ["LabelBias", "LabelBiasItem"]
 
@@ -71,7 +73,7 @@ class LabelBias(Study[LabelBiasConfig, LabelBiasItem]):
     description = "RSD and BiasScore of a judge's verdict labels, calibrated (seed 001)"
 
     def report(self, results: Mapping[str, Any]) -> StudyPage:
-        return label_bias_report(results)
+        return label_bias.label_bias_report(results)
 
     def items(self) -> Iterator[LabelBiasItem]:
         config = self.config

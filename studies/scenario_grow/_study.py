@@ -11,12 +11,11 @@ stored items in candidate order, which makes the outcome the same however the it
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from fairpanel.agents import Message, Sampling
-from fairpanel.judging.store import StudyItemRecord
 from fairpanel.scenarios import (
     GrowScreen,
     critic_prompt,
@@ -34,7 +33,10 @@ from fairpanel.studies._base import (
     StudyConfig,
     result_table,
 )
-from fairpanel.studies._context import StudyContext
+
+if TYPE_CHECKING:
+    from fairpanel.judging.store import StudyItemRecord
+    from fairpanel.studies._context import StudyContext
 
 __all__ = ["ScenarioGrow", "ScenarioGrowConfig", "grown_screen"]
 

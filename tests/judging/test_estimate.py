@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import Cli, WriteExperiment, read_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fairpanel.agents import Usage
-from fairpanel.judging import Price, cost_of, estimate, load_experiment
+from fairpanel.judging import Price, cost_of, estimate, judge_context, load_experiment
+from fairpanel.judging.engine._trial_tokens import CHARS_PER_TOKEN, _context_tokens, tokens
 
 EXPERIMENT = """\
 name: plan
@@ -160,3 +163,52 @@ def test_estimate_has_no_time_without_rate_limits(
     path = write_experiment(EXPERIMENT.format(rounds=1, consensus="mean", final_vote="open"))
     plan = json.loads(cli("estimate", str(path), "--json").output)
     assert plan["wall_seconds"] is None
+
+
+FENCE_PIECES = ["<", "\uff1c", "/", "candidate", "judge_turn", "task", '"', "&", ">", "\u200b", " "]
+author_text = st.lists(st.sampled_from(FENCE_PIECES) | st.text(max_size=4), max_size=6).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    task=author_text,
+    authors=st.lists(author_text, min_size=1, max_size=2).map(tuple),
+    position=st.sampled_from(["tag", "header", "footer"]),
+    around=st.tuples(author_text, author_text).filter(lambda p: not {"{", "}"} & set("".join(p))),
+    response_tokens=st.integers(min_value=0, max_value=40),
+)
+def test_context_tokens_are_those_of_the_context_a_trial_sends(
+    task: str,
+    authors: tuple[str, ...],
+    position: str,
+    around: tuple[str, str],
+    response_tokens: int,
+) -> None:
+    """The estimate works a context's length out from its frame and each author's label; it
+    is the length of the context itself, whatever the labels and task hold (fence tags too)."""
+    wording = f"{around[0]}{{author}}{around[1]}"
+    response = "x" * (response_tokens * CHARS_PER_TOKEN)
+    sent = judge_context(
+        task, [(author, response) for author in authors], position=position, wording=wording
+    )
+    assert _context_tokens(task, authors, position, wording, response_tokens) == tokens(sent)
+
+
+def test_estimated_prompts_carry_the_label_wording(write_experiment: WriteExperiment) -> None:
+    """With the label above the text, a longer wording makes every judge prompt longer by its
+    length: each judge call of a single trial carries one label."""
+    config = yaml.safe_load(EXPERIMENT.format(rounds=1, consensus="mean", final_vote="open"))
+    config["protocols"] = ["single"]
+    config["identities"]["label_position"] = "header"
+    padding = "x" * 400
+    plans = []
+    for wording in ("Written by {author}.", "Written by {author}." + padding):
+        config["identities"]["label_wording"] = wording
+        plans.append(estimate(load_experiment(write_experiment(yaml.safe_dump(config)))))
+    short, long = plans
+    judge_calls = sum(n for role, n in short.calls.items() if role.startswith("judge"))
+    added = (
+        long.tokens_by_model["mock/judge"].prompt_tokens
+        - short.tokens_by_model["mock/judge"].prompt_tokens
+    )
+    assert added == judge_calls * len(padding) // CHARS_PER_TOKEN
