@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         EmbeddedFigure,
         FigureJob,
         FigureWorkers,
+        Pending,
         draw_here,
     )
     from fairpanel.report._numbers import format_p, percent, ties_note
@@ -98,6 +99,7 @@ __all__ = [
     "FigureWorkers",
     "Headline",
     "IntervalBar",
+    "Pending",
     "ProfilePanel",
     "ProfileState",
     "ReportInputs",
@@ -186,6 +188,7 @@ _HOME: dict[str, str] = {
             "EmbeddedFigure",
             "FigureJob",
             "FigureWorkers",
+            "Pending",
             "draw_here",
         ),
         "fairpanel.report._figure_workers",

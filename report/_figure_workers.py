@@ -29,7 +29,15 @@ from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any
 
-__all__ = ["FIGURE_MODULES", "Draw", "EmbeddedFigure", "FigureJob", "FigureWorkers", "draw_here"]
+__all__ = [
+    "FIGURE_MODULES",
+    "Draw",
+    "EmbeddedFigure",
+    "FigureJob",
+    "FigureWorkers",
+    "Pending",
+    "draw_here",
+]
 
 FIGURE_MODULES = ("fairpanel.report._run_figures", "fairpanel.report._panel_figures")
 """What the drawing process imports as soon as it starts."""
@@ -61,12 +69,15 @@ class FigureJob:
         return getattr(importlib.import_module(self.module), self.function)(*self.args)
 
 
-Draw = Callable[[Mapping[str, FigureJob]], dict[str, Any]]
-"""Draws every job, returning each one's figure (or ``None``) under the job's name."""
+Pending = Callable[[], dict[str, Any]]
+"""Waits for the figures asked for: each job's figure (or ``None``) under the job's name."""
+Draw = Callable[[Mapping[str, FigureJob]], Pending]
+"""Starts drawing every job; the page builds the rest of itself before it waits."""
 
 
-def draw_here(jobs: Mapping[str, FigureJob]) -> dict[str, Any]:
-    return {name: job.draw() for name, job in jobs.items()}
+def draw_here(jobs: Mapping[str, FigureJob]) -> Pending:
+    """Draws in this process, when the figures are waited for."""
+    return lambda: {name: job.draw() for name, job in jobs.items()}
 
 
 def _forks() -> bool:
@@ -161,29 +172,43 @@ class FigureWorkers:
         """Whether figures are drawn in the other process (else in this one)."""
         return self._connection is not None
 
-    def draw(self, jobs: Mapping[str, FigureJob]) -> dict[str, Any]:
-        replies = self._ask(jobs) if jobs else None
-        if replies is None:
+    def draw(self, jobs: Mapping[str, FigureJob]) -> Pending:
+        """Sends ``jobs`` to the drawing process now; the returned function waits for them."""
+        if not jobs or not self._send(jobs):
             return draw_here(jobs)
-        return {
-            name: replies[name][1] if replies.get(name, (False,))[0] else job.draw()
-            for name, job in jobs.items()
-        }
 
-    def _ask(self, jobs: Mapping[str, FigureJob]) -> dict[str, tuple[bool, Any]] | None:
-        """The drawing process's replies, or None when it is gone (then all is drawn here)."""
+        def wait() -> dict[str, Any]:
+            replies = self._replies()
+            return {
+                name: replies[name][1] if replies.get(name, (False,))[0] else job.draw()
+                for name, job in jobs.items()
+            }
+
+        return wait
+
+    def _send(self, jobs: Mapping[str, FigureJob]) -> bool:
+        if self._connection is None:
+            return False
+        try:
+            self._connection.send(dict(jobs))
+        except OSError:
+            self.close()
+            return False
+        return True
+
+    def _replies(self) -> dict[str, tuple[bool, Any]]:
+        """The drawing process's replies; none when it is gone (all is then drawn here)."""
         connection = self._connection
         if connection is None:
-            return None
+            return {}
         try:
-            connection.send(dict(jobs))
             while not connection.poll(_POLL_S):
                 if not self._process.is_alive():
                     raise EOFError
             replies: dict[str, tuple[bool, Any]] = connection.recv()
         except (EOFError, OSError):
             self.close()
-            return None
+            return {}
         return replies
 
     def close(self) -> None:

@@ -31,7 +31,7 @@ from fairpanel.analysis import (
 )
 from fairpanel.judging.protocol import METRICS
 from fairpanel.report._bias_profile import bias_profile_context, profile_panels
-from fairpanel.report._figure_workers import Draw, FigureJob, draw_here
+from fairpanel.report._figure_workers import Draw, FigureJob, Pending, draw_here
 from fairpanel.report._html import environment, integer, percent, redact
 from fairpanel.report._panel_section import panel_context
 from fairpanel.report._served import replica_rows, served_rows
@@ -261,30 +261,31 @@ def _figure_jobs(
 ) -> dict[str, FigureJob]:
     """The page's figures, by the name the template reads them under."""
     baseline = baseline_scores(inputs.scores, results.round_kind, _treatments(results))
-    jobs = {
-        "win_rates": FigureJob(_RUN_FIGURES, "win_rate_figure", (results.pair.win_rates,)),
-        "score_difference": FigureJob(
-            _RUN_FIGURES, "score_difference_figure", (results.single.score_difference,)
-        ),
-        "score_distribution": FigureJob(
-            _RUN_FIGURES, "score_distribution_figure", (score_distribution(baseline),)
-        ),
-        "forest": FigureJob(_RUN_FIGURES, "forest_figure", (list(forest), alpha)),
-        "bradley_terry": FigureJob(_RUN_FIGURES, "bradley_terry_figure", (results.bradley_terry,)),
-        "agreement": FigureJob(_PANEL_FIGURES, "agreement_figure", (results.agreement,)),
-        "debate": FigureJob(
-            _PANEL_FIGURES, "debate_shift_figure", (results.debate.shift_by_identity,)
-        ),
-        "injection": FigureJob(_PANEL_FIGURES, "injection_figure", (_injection_rows(results),)),
-    }
+    cells, differences = score_distribution(baseline), results.single.score_difference
     panels = profile_panels(results)
-    if panels:
-        jobs["bias_profile"] = FigureJob(_PANEL_FIGURES, "bias_profile_figure", (panels,))
-    return jobs
+    asked: dict[str, tuple[str, str, tuple[Any, ...]]] = {
+        "win_rates": (_RUN_FIGURES, "win_rate_figure", (results.pair.win_rates,)),
+        "score_difference": (_RUN_FIGURES, "score_difference_figure", (differences,)),
+        "score_distribution": (_RUN_FIGURES, "score_distribution_figure", (cells,)),
+        "forest": (_RUN_FIGURES, "forest_figure", (list(forest), alpha)),
+        "bradley_terry": (_RUN_FIGURES, "bradley_terry_figure", (results.bradley_terry,)),
+        "agreement": (_PANEL_FIGURES, "agreement_figure", (results.agreement,)),
+        "debate": (_PANEL_FIGURES, "debate_shift_figure", (results.debate.shift_by_identity,)),
+        "injection": (_PANEL_FIGURES, "injection_figure", (_injection_rows(results),)),
+        **({"bias_profile": (_PANEL_FIGURES, "bias_profile_figure", (panels,))} if panels else {}),
+    }  # fmt: skip
+    return {name: FigureJob(*job) for name, job in asked.items()}
 
 
 def report_context(inputs: ReportInputs) -> dict[str, Any]:
     """Everything the template reads; public for tests and for other renderers."""
+    context, figures = _context_drawing(inputs)
+    return _with_figures(context, figures())
+
+
+def _context_drawing(inputs: ReportInputs) -> tuple[dict[str, Any], Pending]:
+    """The template's context but for its figures, which are being drawn (the figures are
+    asked for first, so they draw while the rest is built)."""
     results = typed_results(inputs.results)
     headline: Headline = headline_of(results)
     alpha = float(results.headline.alpha) if results.headline is not None else 0.05
@@ -292,6 +293,7 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
     effects = results.effects
     primary, secondary = _effect_groups(effects)
     forest = forest_rows(primary or secondary)
+    figures = inputs.draw(_figure_jobs(inputs, results, forest, alpha))
     judges, models = _judges_and_models(inputs)
     false_positives = results.false_positive_arms()
     chi_square = _chi_square_rows(results)
@@ -349,7 +351,10 @@ def report_context(inputs: ReportInputs) -> dict[str, Any]:
         if inputs.experiment
         else None,
     }
-    figures = inputs.draw(_figure_jobs(inputs, results, forest, alpha))
+    return context, figures
+
+
+def _with_figures(context: dict[str, Any], figures: dict[str, Any]) -> dict[str, Any]:
     if context["bias_profile"] is not None:
         context["bias_profile"]["figure"] = figures.pop("bias_profile")
     context["figures"] = figures
@@ -383,5 +388,8 @@ def _present(context: Mapping[str, Any]) -> dict[str, bool]:
 
 
 def render_report(inputs: ReportInputs) -> str:
-    """The report as one HTML document (UTF-8 text)."""
-    return environment().get_template("report.html.j2").render(**report_context(inputs))
+    """The report as one HTML document (UTF-8 text); the template is compiled while the
+    figures draw."""
+    context, figures = _context_drawing(inputs)
+    template = environment().get_template("report.html.j2")
+    return template.render(**_with_figures(context, figures()))

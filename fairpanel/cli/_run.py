@@ -30,13 +30,7 @@ from fairpanel.cli._run_tables import (
 )
 from fairpanel.cli._tables import render_tables
 from fairpanel.inputs import InputFileError
-from fairpanel.judging.engine import EXIT_RUN_FOLDER_BUSY, RunFolderBusyError
-from fairpanel.judging.store import STORE_FILE
-from fairpanel.run_folder import (
-    RESULTS_FILE,
-    BadRunFolderError,
-    default_run_dir,
-)
+from fairpanel.judging import engine, store
 from fairpanel.studies import StudyConfig
 
 __all__ = ["report_command", "run_command"]
@@ -100,7 +94,7 @@ def run_command(
     config = load_or_exit(experiment)
     if detach and isinstance(config, StudyConfig):
         raise bad_input("--detach runs judge-panel experiments; a study runs attached")
-    run_dir = out or default_run_dir(config)
+    run_dir = out or run_folder.default_run_dir(config)
     with run_progress(console) as advance:
         try:
             outcome = run_folder.run(  # the run side loads only when a run starts
@@ -125,9 +119,9 @@ def run_command(
         except agents.ModelCallError as exc:
             errors.print(f"[bold red]run stopped[/]: {exc}")
             raise typer.Exit(EXIT_RUN_FAILED) from None
-        except RunFolderBusyError as exc:
+        except engine.RunFolderBusyError as exc:
             print_error(str(exc))
-            raise typer.Exit(EXIT_RUN_FOLDER_BUSY) from None
+            raise typer.Exit(engine.EXIT_RUN_FOLDER_BUSY) from None
     pending = getattr(outcome.summary, "pending_batches", {})
     if pending:
         _print_detached(outcome.summary.as_dict(), experiment, out, run_dir)
@@ -151,7 +145,7 @@ def run_command(
     if outcome.summary.stopped is not None:
         errors.print(f"[bold red]run stopped[/]: {outcome.summary.stopped}")
         raise typer.Exit(EXIT_RUN_FAILED)
-    files = f" (report.html, summary.json, results.json, {STORE_FILE})" if tables else ""
+    files = f" (report.html, summary.json, results.json, {store.STORE_FILE})" if tables else ""
     console.print(f"Run folder: [bold]{run_dir}[/]{files}")
 
 
@@ -183,7 +177,7 @@ def report_command(
     with report.FigureWorkers() as figures:
         try:
             reported = run_folder.report_run(run_dir, figures.draw)
-        except BadRunFolderError as exc:
+        except run_folder.BadRunFolderError as exc:
             print_error(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
     study = reported.study is not None
@@ -197,4 +191,4 @@ def report_command(
             run_dir=run_dir,
             report_file=reported.report_file,
         )
-    console.print(f"Wrote {run_dir / RESULTS_FILE} and {reported.report_file}")
+    console.print(f"Wrote {run_dir / run_folder.RESULTS_FILE} and {reported.report_file}")

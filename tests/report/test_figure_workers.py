@@ -42,7 +42,7 @@ def test_forked_figures_are_the_ones_drawn_in_process() -> None:
 def test_figures_are_drawn_by_two_other_processes() -> None:
     jobs = {f"job{i}": FigureJob(HERE, "slow_pid", (0.2,)) for i in range(6)}
     with FigureWorkers() as workers:
-        pids = set(workers.draw(jobs).values())
+        pids = set(workers.draw(jobs)().values())
     assert os.getpid() not in pids
     assert len(pids) == 2  # the drawing process and its fork share the jobs
 
@@ -50,7 +50,7 @@ def test_figures_are_drawn_by_two_other_processes() -> None:
 def test_a_figure_that_fails_there_raises_its_error_here() -> None:
     not_rows = FigureJob("fairpanel.report._run_figures", "forest_figure", (3, 0.05))
     with FigureWorkers() as workers, pytest.raises(TypeError, match="not iterable"):
-        workers.draw({"forest": not_rows})
+        workers.draw({"forest": not_rows})()
 
 
 def test_a_dead_drawing_process_leaves_the_figures_to_this_one() -> None:
@@ -58,7 +58,7 @@ def test_a_dead_drawing_process_leaves_the_figures_to_this_one() -> None:
     with FigureWorkers() as workers:
         workers._process.kill()
         workers._process.join()
-        assert workers.draw(jobs) == {"pid": os.getpid()}
+        assert workers.draw(jobs)() == {"pid": os.getpid()}
         assert not workers.forked
 
 
