@@ -86,6 +86,7 @@ def view_command(
     console.print(
         f"Serving the transcripts of {run_dir} at {server.url} (Ctrl-C stops)", soft_wrap=True
     )
+    server.prepare_search()
     if not no_open:
         webbrowser.open(server.url)
     try:

@@ -393,3 +393,28 @@ def test_a_store_without_trial_designs_indexes_alike(run_dir: Path, tmp_path: Pa
             )
     assert tables[0] == tables[1]
     assert {row[5] for row in tables[0][0]} >= {"main"} and any(row[18] for row in tables[0][0])
+
+
+def test_the_search_index_is_built_before_the_first_search(run_dir: Path, tmp_path: Path) -> None:
+    """The command builds the search index in the background while pages are served; a
+    search then reads the finished index and finds what SQL over the store finds."""
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for name in (STORE_FILE, "summary.json"):
+        shutil.copy(run_dir / name, copy / name)
+    served = serve_run(copy)
+    served.serve_in_thread()
+    try:
+        table = served.reader.search.table
+        with sqlite3.connect(copy / INDEX_FILE) as db:
+            assert db.execute("SELECT 1 FROM meta WHERE key = ?", (table,)).fetchone() is None
+        served.prepare_search().join(timeout=120)
+        assert _api(served, "api/page")["trials"]
+        with sqlite3.connect(copy / INDEX_FILE) as db:
+            assert db.execute("SELECT 1 FROM meta WHERE key = ?", (table,)).fetchone()
+        expected = _search_sql(copy / STORE_FILE, "orthopaedic")
+        if served.reader.search.fts5:
+            assert _api(served, "api/search", q="orthopaedic")["keys"] == expected[:50]
+    finally:
+        served.shutdown()
+        served.server_close()
