@@ -13,6 +13,7 @@ not the difference between the two treatments' verdicts.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,16 +78,21 @@ def _parts(frames: RunFrames) -> dict[str, ReportPart]:
 
 
 def analyze_subsets(
-    subsets: dict[str, RunFrames], *, workers: int | None = None, processes: bool | None = None
+    subsets: dict[str, RunFrames],
+    *,
+    workers: int | None = None,
+    processes: bool | None = None,
+    alongside: Callable[[], object] | None = None,
 ) -> dict[str, ArmResults]:
     """Each subset's analysis, its parts (``arm_parts``) run several at once (``run_parts``:
-    ``workers`` and ``processes`` are its own). Parts rather than whole arms, so that one large
-    arm does not finish alone."""
+    ``workers``, ``processes`` and ``alongside`` are its own). Parts rather than whole arms, so
+    that one large arm does not finish alone."""
     done = run_parts(
         {name: _parts(frames) for name, frames in subsets.items()},
         sizes={name: len(frames.scores) for name, frames in subsets.items()},
         workers=workers,
         processes=processes,
+        alongside=alongside,
     )
     return {name: arm_results(blocks) for name, blocks in done.items()}
 
@@ -138,9 +144,11 @@ def _panel_block(
     by_arm = {arm: frames.where(arm=arm) for arm in arms if arm not in ("main", "manipulation")}
     controls = [arm for arm in arms if arm not in ("main", "injection", "manipulation")]
     # Keys: "treatment:" + name and "arm:" + name, so no treatment and arm names clash.
+    interactions: list[EffectRow] = []
     analysed = analyze_subsets(
         {f"treatment:{name}": subset for name, subset in by_treatment.items()}
-        | {f"arm:{arm}": subset for arm, subset in by_arm.items()}
+        | {f"arm:{arm}": subset for arm, subset in by_arm.items()},
+        alongside=lambda: interactions.extend(_treatment_effects(by_treatment, treatments)),
     )
     control_arms = {arm: analysed[f"arm:{arm}"] for arm in by_arm}
     return RunResults.assemble(
@@ -155,7 +163,7 @@ def _panel_block(
             note=f"the sections above cover the main arm under treatment {treatments[0]!r}",
         ),
         by_treatment={name: analysed[f"treatment:{name}"] for name in treatments[1:]},
-        treatment_effects=_treatment_effects(by_treatment, treatments),
+        treatment_effects=interactions,
         control_arms=control_arms,
         injection_robustness=robustness,  # empty unless arms.injection is on
         control_false_positives=control_false_positives(

@@ -79,18 +79,25 @@ def run_parts(
     sizes: Mapping[str, int],
     workers: int | None = None,
     processes: bool | None = None,
+    alongside: Callable[[], object] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Each subset's parts' blocks, in the parts' order. ``sizes`` are the subsets' score rows:
     the largest subsets' parts start first (so the last to start are short), and their sum
     picks processes over threads (``FORK_ROWS``) unless ``processes`` says which. ``workers``
-    defaults to the cores; one worker runs everything here, in order."""
+    defaults to the cores; one worker runs everything here, in order. ``alongside`` is the
+    caller's own work, done here while the parts run (it would otherwise wait for them)."""
     count = sum(map(len, parts.values()))
     workers = workers or min(count, os.cpu_count() or 1)
     if workers <= 1:
-        return {name: [run() for run in own.values()] for name, own in parts.items()}
+        done = {name: [run() for run in own.values()] for name, own in parts.items()}
+        if alongside is not None:
+            alongside()
+        return done
     if processes is None:
         processes = sum(sizes.values()) >= FORK_ROWS
     largest = sorted(parts, key=lambda name: -sizes[name])
     with _pool(parts, workers, processes and _forks()) as submit:
         started = {name: [submit(name, part) for part in parts[name]] for name in largest}
+        if alongside is not None:
+            alongside()
         return {name: [done.result() for done in started[name]] for name in parts}

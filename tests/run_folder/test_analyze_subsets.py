@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any, cast
 
 import pytest
@@ -71,3 +72,21 @@ def test_a_failing_part_fails_the_analysis_with_its_own_error(processes: bool) -
     parts = {"arm": {"fine": lambda: {"x": 1}, "broken": _fails}}
     with pytest.raises(ValueError, match="a part that fails"):
         run_parts(parts, sizes={"arm": 1}, workers=2, processes=processes)
+
+
+def _slow_part() -> dict[str, Any]:
+    time.sleep(0.5)
+    return {"done_at": time.monotonic()}
+
+
+@pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
+def test_the_callers_own_work_runs_while_the_parts_do(processes: bool) -> None:
+    """``alongside`` runs here, once, before the parts are waited for, not after them."""
+    calls: list[float] = []
+    parts = {"arm": {"one": _slow_part, "two": _slow_part}}
+    done = run_parts(
+        parts, sizes={"arm": 1}, workers=2, processes=processes,
+        alongside=lambda: calls.append(time.monotonic()),
+    )  # fmt: skip
+    assert len(calls) == 1
+    assert calls[0] < min(block["done_at"] for block in done["arm"])
