@@ -160,12 +160,17 @@ class FigureWorkers:
             return
         context = multiprocessing.get_context("fork")
         ours, theirs = context.Pipe()
-        self._process = context.Process(
+        process = context.Process(
             target=_serve, args=(theirs, modules), name="fairpanel-figures", daemon=True
         )
-        self._process.start()
-        theirs.close()
-        self._connection = ours
+        try:
+            process.start()
+        except OSError:  # no process to spare (a limit on processes): figures are drawn here
+            ours.close()
+            return
+        finally:
+            theirs.close()
+        self._process, self._connection = process, ours
 
     @property
     def forked(self) -> bool:

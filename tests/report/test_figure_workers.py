@@ -123,3 +123,15 @@ def test_fairpanel_report_starts_the_figures_before_the_statistics_load(
 
 
 EXPERIMENT = panel_experiment("figure-workers", {"id": "mock/judge"})
+
+
+def test_no_process_to_spare_leaves_the_figures_to_this_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(self: object) -> None:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    monkeypatch.setattr("multiprocessing.process.BaseProcess.start", refuse)
+    with FigureWorkers() as workers:
+        assert not workers.forked
+        assert workers.draw({"pid": FigureJob("os", "getpid")})() == {"pid": os.getpid()}
