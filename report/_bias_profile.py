@@ -10,6 +10,7 @@ misfired), not called, or not tested.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -145,10 +146,11 @@ def _row_cells(row: BiasProfileRow) -> dict[str, Any]:
     }
 
 
-def bias_profile_context(results: RunResults) -> dict[str, Any] | None:
-    """What the report's bias-profile section reads, or None when the run had no manipulation
-    arms (the section is then left out)."""
-    panels = profile_panels(results)
+def bias_profile_context(
+    results: RunResults, panels: Sequence[ProfilePanel]
+) -> dict[str, Any] | None:
+    """What the report's bias-profile section reads (``panels``: ``profile_panels(results)``),
+    or None when the run had no manipulation arms (the section is then left out)."""
     if not panels:
         return None
     return {

@@ -40,7 +40,8 @@ __all__ = [
 ]
 
 FIGURE_MODULES = ("fairpanel.report._run_figures", "fairpanel.report._panel_figures")
-"""What the drawing process imports as soon as it starts."""
+"""The run page's figure modules (its jobs name them), which the drawing process imports as
+soon as it starts."""
 _POLL_S = 0.5
 
 

@@ -30,8 +30,8 @@ from fairpanel.analysis import (
     score_distribution,
 )
 from fairpanel.judging.protocol import METRICS
-from fairpanel.report._bias_profile import bias_profile_context, profile_panels
-from fairpanel.report._figure_workers import Draw, FigureJob, Pending, draw_here
+from fairpanel.report._bias_profile import ProfilePanel, bias_profile_context, profile_panels
+from fairpanel.report._figure_workers import FIGURE_MODULES, Draw, FigureJob, Pending, draw_here
 from fairpanel.report._html import environment, integer, percent, redact
 from fairpanel.report._panel_section import panel_context
 from fairpanel.report._served import replica_rows, served_rows
@@ -252,17 +252,19 @@ def _model_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     )
 
 
-_RUN_FIGURES = "fairpanel.report._run_figures"
-_PANEL_FIGURES = "fairpanel.report._panel_figures"
+_RUN_FIGURES, _PANEL_FIGURES = FIGURE_MODULES
 
 
 def _figure_jobs(
-    inputs: ReportInputs, results: RunResults, forest: Sequence[EffectRow], alpha: float
+    inputs: ReportInputs,
+    results: RunResults,
+    forest: Sequence[EffectRow],
+    panels: Sequence[ProfilePanel],
+    alpha: float,
 ) -> dict[str, FigureJob]:
     """The page's figures, by the name the template reads them under."""
     baseline = baseline_scores(inputs.scores, results.round_kind, _treatments(results))
     cells, differences = score_distribution(baseline), results.single.score_difference
-    panels = profile_panels(results)
     asked: dict[str, tuple[str, str, tuple[Any, ...]]] = {
         "win_rates": (_RUN_FIGURES, "win_rate_figure", (results.pair.win_rates,)),
         "score_difference": (_RUN_FIGURES, "score_difference_figure", (differences,)),
@@ -293,7 +295,8 @@ def _context_drawing(inputs: ReportInputs) -> tuple[dict[str, Any], Pending]:
     effects = results.effects
     primary, secondary = _effect_groups(effects)
     forest = forest_rows(primary or secondary)
-    figures = inputs.draw(_figure_jobs(inputs, results, forest, alpha))
+    panels = profile_panels(results)
+    figures = inputs.draw(_figure_jobs(inputs, results, forest, panels, alpha))
     judges, models = _judges_and_models(inputs)
     false_positives = results.false_positive_arms()
     chi_square = _chi_square_rows(results)
@@ -340,7 +343,7 @@ def _context_drawing(inputs: ReportInputs) -> tuple[dict[str, Any], Pending]:
         "treatments": _treatment_rows(results),
         "treatment_effects": results.treatment_effects,
         "injection": _injection_rows(results),
-        "bias_profile": bias_profile_context(results),
+        "bias_profile": bias_profile_context(results, panels),
         "failures": results.failures,
         "failures_by_identity": results.failures_by_identity,
         "failure_examples": redact(list(inputs.failure_examples)),
